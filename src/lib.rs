@@ -1,0 +1,8 @@
+//! Arbiter Zebu: AI agents ask a human for decisions over Telegram; answers are written into the plan file.
+//!
+//! Three layers, dependencies pointing inward only:
+//! - [`plan`]: the pure core (parse, diagnose, edit decision files). No I/O.
+//! - [`queue`]: the files on disk (scan, atomic writes, completion, notify files, watcher).
+//! - front ends: the Telegram daemon, the agent CLI and the MCP server.
+
+pub mod plan;

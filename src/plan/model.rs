@@ -1,0 +1,223 @@
+//! What a parsed decision file holds.
+
+use std::fmt;
+use std::ops::Range;
+
+/// How urgent a plan is; decides its icon, its sort order and whether its announcement makes a sound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum Priority {
+    Urgent,
+    High,
+    #[default]
+    Normal,
+    Low,
+}
+
+impl Priority {
+    pub const ALL: [Priority; 4] = [Priority::Urgent, Priority::High, Priority::Normal, Priority::Low];
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Priority::Urgent => "urgent",
+            Priority::High => "high",
+            Priority::Normal => "normal",
+            Priority::Low => "low",
+        }
+    }
+
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Priority> {
+        Priority::ALL.into_iter().find(|p| p.as_str() == s)
+    }
+
+    /// The coloured dot the views show beside a plan of this priority.
+    #[must_use]
+    pub fn icon(self) -> &'static str {
+        match self {
+            Priority::Urgent => "🔴",
+            Priority::High => "🟠",
+            Priority::Normal => "🟡",
+            Priority::Low => "⚪",
+        }
+    }
+}
+
+impl fmt::Display for Priority {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a plan is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PlanStatus {
+    #[default]
+    Pending,
+    InProgress,
+    Completed,
+}
+
+impl PlanStatus {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlanStatus::Pending => "pending",
+            PlanStatus::InProgress => "in_progress",
+            PlanStatus::Completed => "completed",
+        }
+    }
+
+    #[must_use]
+    pub fn parse(s: &str) -> Option<PlanStatus> {
+        [PlanStatus::Pending, PlanStatus::InProgress, PlanStatus::Completed]
+            .into_iter()
+            .find(|p| p.as_str() == s)
+    }
+}
+
+impl fmt::Display for PlanStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where one decision is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum DecisionStatus {
+    #[default]
+    Pending,
+    Answered,
+    Skipped,
+}
+
+impl DecisionStatus {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecisionStatus::Pending => "pending",
+            DecisionStatus::Answered => "answered",
+            DecisionStatus::Skipped => "skipped",
+        }
+    }
+
+    #[must_use]
+    pub fn parse(s: &str) -> Option<DecisionStatus> {
+        [DecisionStatus::Pending, DecisionStatus::Answered, DecisionStatus::Skipped]
+            .into_iter()
+            .find(|p| p.as_str() == s)
+    }
+}
+
+impl fmt::Display for DecisionStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One choice of a decision: `` - `key` — label ``.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecisionOption {
+    pub key: String,
+    pub label: String,
+}
+
+/// One `## ` section of the body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    pub id: String,
+    pub title: String,
+    pub status: DecisionStatus,
+    /// The recorded answer: an option key, or any other text for a custom answer.
+    pub answer: Option<String>,
+    pub answered_at: Option<String>,
+    /// Telegram user id of whoever answered (the audit trail).
+    pub answered_by: Option<String>,
+    pub allow_custom: bool,
+    /// The `**Context:**` text, as written (Markdown source, without the `**Context:**` marker).
+    pub context: String,
+    pub options: Vec<DecisionOption>,
+    /// 1-based line of the `## ` heading.
+    pub line: usize,
+    /// Byte range of the whole section in the file text (heading to the next section or end).
+    pub span: Range<usize>,
+    /// Byte range of the `key: value` block (empty range at the insertion point when there is none).
+    pub meta_span: Range<usize>,
+}
+
+impl Decision {
+    /// The option whose key is the recorded answer, if the answer is one.
+    #[must_use]
+    pub fn chosen_option(&self) -> Option<usize> {
+        let answer = self.answer.as_deref()?;
+        self.options.iter().position(|o| o.key == answer)
+    }
+
+    /// True when the recorded answer is not one of the option keys.
+    #[must_use]
+    pub fn is_custom_answer(&self) -> bool {
+        self.status == DecisionStatus::Answered && self.answer.is_some() && self.chosen_option().is_none()
+    }
+}
+
+/// A parsed decision file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    pub id: String,
+    pub title: String,
+    pub priority: Priority,
+    pub status: PlanStatus,
+    pub tag: Option<String>,
+    pub agent: Option<String>,
+    pub session: Option<String>,
+    pub notify_session: Option<String>,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+    pub completed_at: Option<String>,
+    /// The plan's own context: the body between the `# ` heading and the first decision, trimmed,
+    /// without `---` rules.
+    pub context: String,
+    pub decisions: Vec<Decision>,
+}
+
+impl Plan {
+    #[must_use]
+    pub fn decision(&self, id: &str) -> Option<&Decision> {
+        self.decisions.iter().find(|d| d.id == id)
+    }
+
+    #[must_use]
+    pub fn count(&self, status: DecisionStatus) -> usize {
+        self.decisions.iter().filter(|d| d.status == status).count()
+    }
+
+    /// Decisions with status answered.
+    #[must_use]
+    pub fn answered(&self) -> usize {
+        self.count(DecisionStatus::Answered)
+    }
+
+    /// Decisions still pending.
+    #[must_use]
+    pub fn remaining(&self) -> usize {
+        self.count(DecisionStatus::Pending)
+    }
+
+    /// Index of the first pending decision at or after `from`, wrapping around.
+    #[must_use]
+    pub fn next_pending(&self, from: usize) -> Option<usize> {
+        let n = self.decisions.len();
+        (0..n)
+            .map(|i| (from + i) % n)
+            .find(|&i| self.decisions[i].status == DecisionStatus::Pending)
+    }
+
+    /// The session the completion notification is for: `notify_session`, else `session`, else `agent`.
+    #[must_use]
+    pub fn notify_target(&self) -> Option<&str> {
+        self.notify_session
+            .as_deref()
+            .or(self.session.as_deref())
+            .or(self.agent.as_deref())
+    }
+}
