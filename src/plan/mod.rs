@@ -1,7 +1,18 @@
 //! The plan core: parse decision files, diagnose bad ones, and edit them surgically. Pure and synchronous.
 
 mod diagnostic;
+mod edit;
+mod frontmatter;
+pub mod lines;
 mod model;
+mod parse;
+pub mod slug;
+pub mod yaml_value;
 
 pub use diagnostic::Diagnostic;
+pub use edit::{Edit, EditError, apply};
 pub use model::{Decision, DecisionOption, DecisionStatus, Plan, PlanStatus, Priority};
+pub use parse::{parse, parse_bytes};
+
+#[cfg(test)]
+mod tests;

@@ -14,7 +14,12 @@ pub enum Priority {
 }
 
 impl Priority {
-    pub const ALL: [Priority; 4] = [Priority::Urgent, Priority::High, Priority::Normal, Priority::Low];
+    pub const ALL: [Priority; 4] = [
+        Priority::Urgent,
+        Priority::High,
+        Priority::Normal,
+        Priority::Low,
+    ];
 
     #[must_use]
     pub fn as_str(self) -> &'static str {
@@ -70,9 +75,13 @@ impl PlanStatus {
 
     #[must_use]
     pub fn parse(s: &str) -> Option<PlanStatus> {
-        [PlanStatus::Pending, PlanStatus::InProgress, PlanStatus::Completed]
-            .into_iter()
-            .find(|p| p.as_str() == s)
+        [
+            PlanStatus::Pending,
+            PlanStatus::InProgress,
+            PlanStatus::Completed,
+        ]
+        .into_iter()
+        .find(|p| p.as_str() == s)
     }
 }
 
@@ -103,9 +112,13 @@ impl DecisionStatus {
 
     #[must_use]
     pub fn parse(s: &str) -> Option<DecisionStatus> {
-        [DecisionStatus::Pending, DecisionStatus::Answered, DecisionStatus::Skipped]
-            .into_iter()
-            .find(|p| p.as_str() == s)
+        [
+            DecisionStatus::Pending,
+            DecisionStatus::Answered,
+            DecisionStatus::Skipped,
+        ]
+        .into_iter()
+        .find(|p| p.as_str() == s)
     }
 }
 
@@ -139,10 +152,9 @@ pub struct Decision {
     pub options: Vec<DecisionOption>,
     /// 1-based line of the `## ` heading.
     pub line: usize,
-    /// Byte range of the whole section in the file text (heading to the next section or end).
-    pub span: Range<usize>,
-    /// Byte range of the `key: value` block (empty range at the insertion point when there is none).
-    pub meta_span: Range<usize>,
+    /// 0-based line indices of the `key: value` block; an empty range at the insertion point when there is
+    /// none (just after the heading).
+    pub meta_lines: Range<usize>,
 }
 
 impl Decision {
@@ -156,7 +168,9 @@ impl Decision {
     /// True when the recorded answer is not one of the option keys.
     #[must_use]
     pub fn is_custom_answer(&self) -> bool {
-        self.status == DecisionStatus::Answered && self.answer.is_some() && self.chosen_option().is_none()
+        self.status == DecisionStatus::Answered
+            && self.answer.is_some()
+            && self.chosen_option().is_none()
     }
 }
 
@@ -178,6 +192,8 @@ pub struct Plan {
     /// without `---` rules.
     pub context: String,
     pub decisions: Vec<Decision>,
+    /// 0-based line indices of the frontmatter's YAML (between the `---` lines).
+    pub frontmatter_lines: Range<usize>,
 }
 
 impl Plan {

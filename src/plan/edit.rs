@@ -1,0 +1,329 @@
+//! Edits as pure functions over the file text: only the lines that change are rewritten.
+
+use std::ops::Range;
+
+use super::lines;
+use super::parse::meta_key;
+use super::{DecisionStatus, Diagnostic, Plan, PlanStatus, parse, yaml_value};
+
+/// A change the human asked for. `Answer` carries the label the human saw, so a tap on a view that the agent has
+/// since changed records nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Edit {
+    Answer {
+        decision: String,
+        key: String,
+        label: String,
+    },
+    Custom {
+        decision: String,
+        text: String,
+    },
+    Skip {
+        decision: String,
+    },
+    Submit,
+}
+
+/// Why an edit was not applied. The display text is what the user reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EditError {
+    #[error("the plan file can't be read: {0}")]
+    Invalid(Diagnostic),
+    #[error("decision `{decision}` is no longer in the plan")]
+    DecisionGone { decision: String },
+    #[error("option `{key}` of decision `{decision}` changed since it was shown")]
+    OptionChanged { decision: String, key: String },
+    #[error("an answer can't be empty")]
+    EmptyAnswer,
+    #[error("{remaining} decision(s) still pending: answer or skip them before submitting")]
+    NotFinished { remaining: usize },
+    #[error("the plan is already submitted")]
+    Completed,
+    #[error("the edit would leave the file unreadable ({0}); nothing was written")]
+    WouldCorrupt(Diagnostic),
+}
+
+impl EditError {
+    /// True when the file changed under the human's eyes: the view must be redrawn, nothing was recorded.
+    #[must_use]
+    pub fn is_stale(&self) -> bool {
+        matches!(
+            self,
+            EditError::DecisionGone { .. } | EditError::OptionChanged { .. }
+        )
+    }
+}
+
+/// Applies `edit` to the file `text`, stamping `by` (Telegram user id) and `now` (RFC 3339); returns the new text.
+///
+/// Decision lines (`status`, `answer`, `answered_at`, `answered_by`) and the frontmatter's `status`, `total`,
+/// `answered`, `remaining`, `updated_at` (and `completed_at` on submit) are rewritten or inserted; every other
+/// byte stays as it was.
+pub fn apply(
+    text: &str,
+    stem: &str,
+    edit: &Edit,
+    by: Option<&str>,
+    now: &str,
+) -> Result<String, EditError> {
+    let plan = parse(text, stem).map_err(EditError::Invalid)?;
+    if plan.status == PlanStatus::Completed {
+        return Err(EditError::Completed);
+    }
+    let mut file = Lines::new(text);
+    let set_decision = |file: &mut Lines, decision: &str, fields: &[(&str, Option<String>)]| {
+        let Some(d) = plan.decision(decision) else {
+            return Err(EditError::DecisionGone {
+                decision: decision.to_owned(),
+            });
+        };
+        let mut block = d.meta_lines.clone();
+        for (key, value) in fields {
+            let written = match value.as_deref() {
+                None => "null".to_owned(),
+                // A Telegram user id reads better as the number it is.
+                Some(v) if *key == "answered_by" && is_plain_number(v) => v.to_owned(),
+                Some(v) => yaml_value::scalar(v),
+            };
+            file.set(&mut block, key, &written, false);
+        }
+        Ok(())
+    };
+    let stamp = |status: &str, answer: Option<String>| {
+        let mut fields = vec![
+            ("status", Some(status.to_owned())),
+            ("answer", answer),
+            ("answered_at", Some(now.to_owned())),
+        ];
+        if let Some(by) = by {
+            fields.push(("answered_by", Some(by.to_owned())));
+        }
+        fields
+    };
+    match edit {
+        Edit::Answer {
+            decision,
+            key,
+            label,
+        } => {
+            let d = plan
+                .decision(decision)
+                .ok_or_else(|| EditError::DecisionGone {
+                    decision: decision.clone(),
+                })?;
+            if !d.options.iter().any(|o| &o.key == key && &o.label == label) {
+                return Err(EditError::OptionChanged {
+                    decision: decision.clone(),
+                    key: key.clone(),
+                });
+            }
+            set_decision(&mut file, decision, &stamp("answered", Some(key.clone())))?;
+        }
+        Edit::Custom { decision, text } => {
+            if text.trim().is_empty() {
+                return Err(EditError::EmptyAnswer);
+            }
+            set_decision(&mut file, decision, &stamp("answered", Some(text.clone())))?;
+        }
+        Edit::Skip { decision } => set_decision(&mut file, decision, &stamp("skipped", None))?,
+        Edit::Submit => {
+            if plan.remaining() > 0 {
+                return Err(EditError::NotFinished {
+                    remaining: plan.remaining(),
+                });
+            }
+        }
+    }
+
+    // Counts come from the decisions as they now stand.
+    let after = parse(&file.join(), stem).map_err(EditError::WouldCorrupt)?;
+    let status = match edit {
+        Edit::Submit => PlanStatus::Completed,
+        _ if after.remaining() < after.decisions.len() => PlanStatus::InProgress,
+        _ => after.status,
+    };
+    let mut fm = plan.frontmatter_lines.clone();
+    let mut fields = vec![
+        ("status", status.as_str().to_owned()),
+        ("total", after.decisions.len().to_string()),
+        ("answered", after.answered().to_string()),
+        ("remaining", after.remaining().to_string()),
+        ("updated_at", now.to_owned()),
+    ];
+    if *edit == Edit::Submit {
+        fields.push(("completed_at", now.to_owned()));
+    }
+    for (key, value) in fields {
+        file.set(&mut fm, key, &value, true);
+    }
+    let new_text = file.join();
+    verify(&new_text, stem, edit).map_err(EditError::WouldCorrupt)?;
+    Ok(new_text)
+}
+
+fn is_plain_number(v: &str) -> bool {
+    !v.is_empty() && v.len() < 19 && !v.starts_with('0') && v.chars().all(|c| c.is_ascii_digit())
+}
+
+/// The result must parse and hold the edit; otherwise nothing is written.
+fn verify(text: &str, stem: &str, edit: &Edit) -> Result<(), Diagnostic> {
+    let plan: Plan = parse(text, stem)?;
+    let holds = match edit {
+        Edit::Answer { decision, key, .. } => plan.decision(decision).is_some_and(|d| {
+            d.status == DecisionStatus::Answered && d.answer.as_ref() == Some(key)
+        }),
+        Edit::Custom { decision, text } => plan.decision(decision).is_some_and(|d| {
+            d.status == DecisionStatus::Answered && d.answer.as_ref() == Some(text)
+        }),
+        Edit::Skip { decision } => plan
+            .decision(decision)
+            .is_some_and(|d| d.status == DecisionStatus::Skipped),
+        Edit::Submit => plan.status == PlanStatus::Completed,
+    };
+    if holds {
+        Ok(())
+    } else {
+        Err(Diagnostic::new(
+            0,
+            "the edited file does not read back as written",
+        ))
+    }
+}
+
+/// The file as owned lines with their endings.
+struct Lines {
+    lines: Vec<String>,
+    eol: &'static str,
+}
+
+impl Lines {
+    fn new(text: &str) -> Lines {
+        let split = lines::split(text);
+        let eol = lines::file_ending(&split);
+        Lines {
+            lines: split.into_iter().map(str::to_owned).collect(),
+            eol,
+        }
+    }
+
+    fn join(&self) -> String {
+        self.lines.concat()
+    }
+
+    /// Sets `key` to the already-written YAML `value` inside `block`: rewrites the value on the key's line
+    /// (keeping spacing and a trailing comment) or inserts a line at the end of the block, which then grows.
+    /// In the frontmatter (`top_level`), indented continuation lines of the old value go too.
+    fn set(&mut self, block: &mut Range<usize>, key: &str, value: &str, top_level: bool) {
+        let found = block
+            .clone()
+            .find(|&i| line_key(&self.lines[i], top_level) == Some(key));
+        match found {
+            Some(i) => {
+                let new = replace_value(&self.lines[i], value);
+                if new != self.lines[i] {
+                    self.lines[i] = new;
+                }
+                if top_level {
+                    while i + 1 < block.end && is_continuation(&self.lines[i + 1]) {
+                        self.lines.remove(i + 1);
+                        block.end -= 1;
+                    }
+                }
+            }
+            None => {
+                let at = block.end;
+                if at > 0 && at <= self.lines.len() && lines::ending(&self.lines[at - 1]).is_empty()
+                {
+                    self.lines[at - 1].push_str(self.eol);
+                }
+                let needs_gap = block.start == block.end
+                    && !top_level
+                    && self.lines.get(at).is_some_and(|l| !lines::is_blank(l));
+                self.lines.insert(at, format!("{key}: {value}{}", self.eol));
+                if needs_gap {
+                    self.lines.insert(at + 1, self.eol.to_owned());
+                }
+                *block = block.start..at + 1;
+            }
+        }
+    }
+}
+
+/// The key of a `key: value` line; in the frontmatter only unindented keys, quoted or not.
+fn line_key(line: &str, top_level: bool) -> Option<&str> {
+    if !top_level {
+        return meta_key(line).map(|(k, _)| k);
+    }
+    let c = lines::content(line);
+    if c.starts_with([' ', '\t', '#', '-']) {
+        return None;
+    }
+    let colon = c.find(':')?;
+    let key = c[..colon].trim_end();
+    let key = key
+        .strip_prefix('"')
+        .and_then(|k| k.strip_suffix('"'))
+        .unwrap_or(key);
+    let key = key
+        .strip_prefix('\'')
+        .and_then(|k| k.strip_suffix('\''))
+        .unwrap_or(key);
+    Some(key)
+}
+
+fn is_continuation(line: &str) -> bool {
+    !lines::is_blank(line) && line.starts_with([' ', '\t'])
+}
+
+/// `key:  old # note` → `key:  new # note`, keeping the line ending.
+fn replace_value(line: &str, value: &str) -> String {
+    let c = lines::content(line);
+    let eol = lines::ending(line);
+    let Some(colon) = c.find(':') else {
+        return line.to_owned();
+    };
+    let (head, after) = c.split_at(colon + 1);
+    let ws_len = after.len() - after.trim_start().len();
+    let ws = if ws_len == 0 { " " } else { &after[..ws_len] };
+    let old = &after[ws_len..];
+    let comment = comment_start(old).map_or("", |i| &old[i..]);
+    format!("{head}{ws}{value}{comment}{eol}")
+}
+
+/// Where a trailing `# comment` (with the white space before it) starts in a value, if there is one.
+fn comment_start(value: &str) -> Option<usize> {
+    let bytes = value.as_bytes();
+    let mut i = 0;
+    match bytes.first() {
+        Some(b'"') => {
+            i = 1;
+            while i < bytes.len() && bytes[i] != b'"' {
+                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+        }
+        Some(b'\'') => {
+            i = 1;
+            while i < bytes.len() {
+                if bytes[i] == b'\'' {
+                    if bytes.get(i + 1) == Some(&b'\'') {
+                        i += 2;
+                        continue;
+                    }
+                    break;
+                }
+                i += 1;
+            }
+            i += 1;
+        }
+        _ => {}
+    }
+    let i = i.min(bytes.len());
+    let rest = &value[i..];
+    let hash = rest
+        .char_indices()
+        .find(|&(j, ch)| ch == '#' && (j == 0 && i > 0 || rest[..j].ends_with([' ', '\t'])))?;
+    let start = rest[..hash.0].trim_end_matches([' ', '\t']).len();
+    Some(i + start)
+}

@@ -1,0 +1,131 @@
+//! The YAML frontmatter between the leading `---` lines.
+
+use std::ops::Range;
+
+use serde_yaml::{Mapping, Value};
+
+use super::lines;
+use super::{Diagnostic, PlanStatus, Priority};
+
+/// The frontmatter fields the core understands; unknown keys stay in the file untouched.
+#[derive(Debug, Default)]
+pub struct Frontmatter {
+    pub id: Option<String>,
+    pub title: Option<String>,
+    pub priority: Priority,
+    pub status: PlanStatus,
+    pub tag: Option<String>,
+    pub agent: Option<String>,
+    pub session: Option<String>,
+    pub notify_session: Option<String>,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+    pub completed_at: Option<String>,
+    /// 0-based line indices of the YAML text.
+    pub lines: Range<usize>,
+    /// 0-based index of the first body line (after the closing `---`).
+    pub body_start: usize,
+}
+
+/// Finds and reads the frontmatter of a file split into lines.
+pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
+    let first = all
+        .first()
+        .map(|l| lines::content(l).trim_start_matches('\u{feff}').trim_end());
+    if first != Some("---") {
+        return Err(Diagnostic::new(
+            1,
+            "no frontmatter: the file must start with a `---` line, then YAML, then `---`",
+        ));
+    }
+    let close = all
+        .iter()
+        .enumerate()
+        .skip(1)
+        .find(|(_, l)| matches!(lines::content(l).trim_end(), "---" | "..."))
+        .map(|(i, _)| i)
+        .ok_or_else(|| Diagnostic::new(1, "unterminated frontmatter: no closing `---` line"))?;
+    let yaml: String = all[1..close].concat();
+    let value: Value = serde_yaml::from_str(&yaml).map_err(|e| {
+        let line = e.location().map_or(1, |l| l.line()) + 1;
+        Diagnostic::new(
+            line,
+            format!(
+                "invalid YAML in frontmatter: {}",
+                strip_location(&e.to_string())
+            ),
+        )
+    })?;
+    let map = match value {
+        Value::Null => Mapping::new(),
+        Value::Mapping(m) => m,
+        _ => return Err(Diagnostic::new(2, "frontmatter must be `key: value` lines")),
+    };
+    let key_line = |key: &str| -> usize {
+        (1..close)
+            .find(|&i| {
+                let c = lines::content(all[i]);
+                c.strip_prefix(key)
+                    .is_some_and(|rest| rest.trim_start().starts_with(':'))
+            })
+            .map_or(1, |i| i + 1)
+    };
+    let text = |key: &str| -> Result<Option<String>, Diagnostic> {
+        match map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(Value::Number(n)) => Ok(Some(n.to_string())),
+            Some(Value::Bool(b)) => Ok(Some(b.to_string())),
+            Some(_) => Err(Diagnostic::new(
+                key_line(key),
+                format!("`{key}` must be a single value, not a list or a map"),
+            )),
+        }
+    };
+    let priority = match text("priority")? {
+        None => Priority::default(),
+        Some(p) => Priority::parse(&p).ok_or_else(|| {
+            Diagnostic::new(
+                key_line("priority"),
+                format!("unknown priority `{p}`: use low, normal, high or urgent"),
+            )
+        })?,
+    };
+    let status = match text("status")? {
+        None => PlanStatus::default(),
+        Some(s) => PlanStatus::parse(&s).ok_or_else(|| {
+            Diagnostic::new(
+                key_line("status"),
+                format!("unknown status `{s}`: use pending, in_progress or completed"),
+            )
+        })?,
+    };
+    let id = text("id")?;
+    if id.as_deref().is_some_and(|id| id.trim().is_empty()) {
+        return Err(Diagnostic::new(key_line("id"), "`id` is empty"));
+    }
+    Ok(Frontmatter {
+        id,
+        title: text("title")?,
+        priority,
+        status,
+        tag: text("tag")?,
+        agent: text("agent")?,
+        session: text("session")?,
+        notify_session: text("notify_session")?,
+        created_at: text("created_at")?,
+        updated_at: text("updated_at")?,
+        completed_at: text("completed_at")?,
+        lines: 1..close,
+        body_start: close + 1,
+    })
+}
+
+/// serde_yaml appends "at line L column C"; the diagnostic carries the line itself.
+fn strip_location(msg: &str) -> String {
+    let msg = msg.lines().next().unwrap_or(msg);
+    match msg.find(" at line ") {
+        Some(i) => msg[..i].to_owned(),
+        None => msg.to_owned(),
+    }
+}

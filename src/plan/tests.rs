@@ -1,0 +1,427 @@
+//! Tests of the plan core against the spec's example, the original fixture and hand-made broken files.
+
+use super::*;
+
+const SPEC: &str = include_str!("../../tests/fixtures/spec-example.md");
+const FIXTURE: &str = include_str!("../../tests/fixtures/test-plan.md");
+const NOW: &str = "2026-02-01T10:00:00Z";
+
+fn diag(text: &str) -> String {
+    match parse(text, "stem") {
+        Ok(p) => panic!("expected a diagnostic, parsed {p:?}"),
+        Err(d) => d.to_string(),
+    }
+}
+
+#[test]
+fn parses_the_spec_example() {
+    let plan = parse(SPEC, "file").unwrap();
+    assert_eq!(plan.id, "abc123");
+    assert_eq!(plan.title, "API Design Decisions");
+    assert_eq!(plan.priority, Priority::Normal);
+    assert_eq!(plan.status, PlanStatus::Pending);
+    assert_eq!(plan.tag.as_deref(), Some("nft-marketplace"));
+    assert_eq!(plan.notify_target(), Some("agent:swe2:main"));
+    assert_eq!(plan.context, "Context for the human reviewer.");
+    let ids: Vec<_> = plan.decisions.iter().map(|d| d.id.as_str()).collect();
+    assert_eq!(ids, ["auth-strategy", "database", "caching"]);
+    let auth = &plan.decisions[0];
+    assert_eq!(auth.title, "Auth Strategy");
+    assert_eq!(
+        auth.context,
+        "How should we authenticate admin panel users?"
+    );
+    assert_eq!(
+        auth.options[0],
+        DecisionOption {
+            key: "jwt".into(),
+            label: "JWT tokens (stateless, scalable)".into()
+        }
+    );
+    assert_eq!(auth.options.len(), 3);
+    assert_eq!(auth.status, DecisionStatus::Pending);
+    assert_eq!(auth.answer, None);
+    assert!(!auth.allow_custom);
+    assert!(plan.decisions[2].allow_custom);
+    assert_eq!(plan.decisions[2].options.len(), 3);
+}
+
+#[test]
+fn parses_the_original_fixture() {
+    let plan = parse(FIXTURE, "file").unwrap();
+    assert_eq!(plan.id, "test-plan-123");
+    assert_eq!(plan.title, "Test Plan");
+    assert_eq!(plan.context, "This is the context for the test plan.");
+    assert_eq!(plan.decisions.len(), 2);
+    assert_eq!(plan.decisions[0].title, "First Choice");
+    assert_eq!(plan.decisions[0].options[1].label, "Option B description");
+    assert!(!plan.decisions[0].allow_custom);
+    assert!(plan.decisions[1].allow_custom);
+    assert_eq!(plan.decisions[1].context, "What should we choose second?");
+}
+
+#[test]
+fn tolerates_minimal_files() {
+    let text = "---\n---\n\n# Lunch\n\nPick.\n\n## Where\n\n- `a`: Place A\n- `b` - Place B\n- `c` – Place C\n- Plain text\n\n## What else?\n";
+    let plan = parse(text, "my-file").unwrap();
+    assert_eq!(plan.id, "my-file");
+    assert_eq!(plan.title, "Lunch");
+    assert_eq!(plan.context, "Pick.");
+    let d = &plan.decisions[0];
+    assert_eq!(d.id, "where");
+    assert_eq!(
+        d.options.len(),
+        0,
+        "no **Options:** marker means no options"
+    );
+    let text = text.replace("## Where\n\n", "## Where\n\n**Options:**\n");
+    let plan = parse(&text, "my-file").unwrap();
+    let labels: Vec<_> = plan.decisions[0]
+        .options
+        .iter()
+        .map(|o| (o.key.as_str(), o.label.as_str()))
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            ("a", "Place A"),
+            ("b", "Place B"),
+            ("c", "Place C"),
+            ("Plain text", "Plain text")
+        ]
+    );
+    let free = &plan.decisions[1];
+    assert_eq!(free.id, "what-else");
+    assert!(
+        free.options.is_empty(),
+        "an option-less decision is a free-text question"
+    );
+}
+
+#[test]
+fn title_separators_and_headings() {
+    for (heading, title) in [
+        ("## Decision 1: Auth", "Auth"),
+        ("## Decision 12 — Auth", "Auth"),
+        ("## Decision 2 – Auth", "Auth"),
+        ("## Decision 3 - Auth", "Auth"),
+        ("## Auth", "Auth"),
+        ("## Decision 4", "Decision 4"),
+    ] {
+        let text = format!("---\nid: p\n---\n{heading}\n\n**Options:**\n- `x` — X\n");
+        assert_eq!(
+            parse(&text, "s").unwrap().decisions[0].title,
+            title,
+            "{heading}"
+        );
+    }
+}
+
+#[test]
+fn headings_in_code_blocks_and_setext_are_not_decisions() {
+    let text = "---\nid: p\n---\n# T\n\n```\n## not a decision\n```\nSome text\n---\n\n## Real\n\n**Options:**\n- `x` — X\n";
+    let plan = parse(text, "s").unwrap();
+    assert_eq!(plan.decisions.len(), 1);
+    assert_eq!(plan.decisions[0].title, "Real");
+}
+
+#[test]
+fn diagnoses_missing_frontmatter() {
+    assert_eq!(
+        diag("# Title\n\n## D\n"),
+        "1: no frontmatter: the file must start with a `---` line, then YAML, then `---`"
+    );
+}
+
+#[test]
+fn diagnoses_unterminated_frontmatter() {
+    assert_eq!(
+        diag("---\nid: x\n\n## D\n"),
+        "1: unterminated frontmatter: no closing `---` line"
+    );
+}
+
+#[test]
+fn diagnoses_invalid_yaml_with_its_line() {
+    let d = diag("---\nid: x\ntitle: [unclosed\n---\n## D\n");
+    assert!(
+        d.starts_with("3: invalid YAML in frontmatter:")
+            || d.starts_with("4: invalid YAML in frontmatter:"),
+        "{d}"
+    );
+}
+
+#[test]
+fn diagnoses_unknown_priority_and_status() {
+    assert_eq!(
+        diag("---\nid: x\npriority: asap\n---\n## D\n"),
+        "3: unknown priority `asap`: use low, normal, high or urgent"
+    );
+    assert_eq!(
+        diag("---\nid: x\nstatus: done\n---\n## D\n"),
+        "3: unknown status `done`: use pending, in_progress or completed"
+    );
+    assert_eq!(
+        diag("---\nid: x\n---\n## D\n\nstatus: maybe\n"),
+        "6: unknown decision status `maybe`: use pending, answered or skipped"
+    );
+}
+
+#[test]
+fn diagnoses_duplicate_decision_ids() {
+    assert_eq!(
+        diag("---\nid: x\n---\n## A\n\nid: same\n\n## B\n\nid: same\n"),
+        "8: duplicate decision id `same` (first used on line 4)"
+    );
+}
+
+#[test]
+fn diagnoses_no_decisions() {
+    assert_eq!(
+        diag("---\nid: x\n---\n# Only a title\n\nSome text.\n"),
+        "4: no decisions: add a `## ` section for each decision, with an `**Options:**` list"
+    );
+}
+
+#[test]
+fn diagnoses_non_utf8() {
+    let err = parse_bytes(b"---\nid: x\n---\n## D \xff\n", "s").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "4: not UTF-8 text: decision files must be UTF-8"
+    );
+}
+
+#[test]
+fn diagnoses_decision_without_id_or_title() {
+    assert_eq!(
+        diag("---\nid: x\n---\n##\n\nstatus: pending\n"),
+        "4: decision 1 has neither an `id:` nor a title"
+    );
+}
+
+#[test]
+fn diagnoses_duplicate_option_keys() {
+    assert_eq!(
+        diag("---\nid: x\n---\n## A\n\n**Options:**\n- `k` — one\n- `k` — two\n"),
+        "8: duplicate option key `k` in decision `a` (first on line 7)"
+    );
+}
+
+#[test]
+fn diagnostic_names_the_file() {
+    let d = Diagnostic::new(3, "bad").in_file("/q/pending/x.md");
+    assert_eq!(d.to_string(), "/q/pending/x.md:3: bad");
+}
+
+fn answer(text: &str, decision: &str, key: &str) -> Result<String, EditError> {
+    let plan = parse(text, "s").unwrap();
+    let label = plan
+        .decision(decision)
+        .and_then(|d| d.options.iter().find(|o| o.key == key))
+        .map(|o| o.label.clone());
+    apply(
+        text,
+        "s",
+        &Edit::Answer {
+            decision: decision.into(),
+            key: key.into(),
+            label: label.unwrap_or_default(),
+        },
+        Some("93533553"),
+        NOW,
+    )
+}
+
+/// Lines of `after` that differ from `before`, as (line number, new text).
+fn changed_lines(before: &str, after: &str) -> Vec<String> {
+    let b: Vec<_> = before.lines().collect();
+    let a: Vec<_> = after.lines().collect();
+    assert_eq!(a.len(), b.len(), "line count changed:\n{after}");
+    a.iter()
+        .zip(&b)
+        .enumerate()
+        .filter(|(_, (x, y))| x != y)
+        .map(|(i, (x, _))| format!("{}: {x}", i + 1))
+        .collect()
+}
+
+#[test]
+fn answering_rewrites_only_the_lines_that_change() {
+    let after = answer(SPEC, "auth-strategy", "jwt").unwrap();
+    let changed = changed_lines(
+        SPEC,
+        after
+            .lines()
+            .filter(|l| !l.starts_with("answered_by"))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .as_str(),
+    );
+    assert_eq!(
+        changed,
+        [
+            "9: status: in_progress            # pending | in_progress | completed",
+            "11: updated_at: 2026-02-01T10:00:00Z",
+            "14: answered: 1",
+            "15: remaining: 2",
+            "28: status: answered",
+            "29: answer: jwt",
+            "30: answered_at: 2026-02-01T10:00:00Z",
+        ]
+    );
+    assert!(
+        after.contains(
+            "answered_at: 2026-02-01T10:00:00Z\nansweredX"
+                .replace("X", "_by: 93533553")
+                .as_str()
+        )
+    );
+    let plan = parse(&after, "s").unwrap();
+    assert_eq!(plan.decisions[0].answer.as_deref(), Some("jwt"));
+    assert_eq!(plan.decisions[0].answered_by.as_deref(), Some("93533553"));
+    assert_eq!(plan.status, PlanStatus::InProgress);
+}
+
+#[test]
+fn custom_answers_are_quoted_and_read_back_exactly() {
+    for text in [
+        "null",
+        "yes: but # not this",
+        "line one\nline two",
+        "  leading",
+        "\"quoted\"",
+        "true",
+    ] {
+        let edit = Edit::Custom {
+            decision: "caching".into(),
+            text: text.into(),
+        };
+        let after = apply(SPEC, "s", &edit, None, NOW).unwrap();
+        let plan = parse(&after, "s").unwrap();
+        let d = plan.decision("caching").unwrap();
+        assert_eq!(d.answer.as_deref(), Some(text));
+        assert!(d.is_custom_answer());
+    }
+}
+
+#[test]
+fn skip_then_change_answer() {
+    let skipped = apply(
+        SPEC,
+        "s",
+        &Edit::Skip {
+            decision: "database".into(),
+        },
+        Some("1"),
+        NOW,
+    )
+    .unwrap();
+    let plan = parse(&skipped, "s").unwrap();
+    assert_eq!(
+        plan.decision("database").unwrap().status,
+        DecisionStatus::Skipped
+    );
+    assert_eq!((plan.answered(), plan.remaining()), (0, 2));
+    let answered = answer(&skipped, "database", "mongodb").unwrap();
+    let answered = answer(&answered, "database", "postgresql").unwrap();
+    let plan = parse(&answered, "s").unwrap();
+    assert_eq!(
+        plan.decision("database").unwrap().answer.as_deref(),
+        Some("postgresql")
+    );
+    assert_eq!((plan.answered(), plan.remaining()), (1, 2));
+    assert_eq!(
+        answered.matches("answered_by:").count(),
+        1,
+        "the key line is rewritten, not added twice"
+    );
+}
+
+#[test]
+fn stale_views_record_nothing() {
+    let err = answer(SPEC, "gone", "jwt").unwrap_err();
+    assert!(err.is_stale());
+    let edit = Edit::Answer {
+        decision: "auth-strategy".into(),
+        key: "jwt".into(),
+        label: "Old label".into(),
+    };
+    let err = apply(SPEC, "s", &edit, None, NOW).unwrap_err();
+    assert_eq!(
+        err,
+        EditError::OptionChanged {
+            decision: "auth-strategy".into(),
+            key: "jwt".into()
+        }
+    );
+}
+
+#[test]
+fn submit_needs_every_decision_settled_and_then_completes() {
+    assert_eq!(
+        apply(SPEC, "s", &Edit::Submit, None, NOW).unwrap_err(),
+        EditError::NotFinished { remaining: 3 }
+    );
+    let t = answer(SPEC, "auth-strategy", "jwt").unwrap();
+    let t = answer(&t, "database", "postgresql").unwrap();
+    let t = apply(
+        &t,
+        "s",
+        &Edit::Skip {
+            decision: "caching".into(),
+        },
+        None,
+        NOW,
+    )
+    .unwrap();
+    let done = apply(&t, "s", &Edit::Submit, None, "2026-02-01T11:00:00Z").unwrap();
+    let plan = parse(&done, "s").unwrap();
+    assert_eq!(plan.status, PlanStatus::Completed);
+    assert_eq!(plan.completed_at.as_deref(), Some("2026-02-01T11:00:00Z"));
+    assert!(done.contains("\nstatus: completed            # pending | in_progress | completed\n"));
+    assert_eq!(
+        apply(&done, "s", &Edit::Submit, None, NOW).unwrap_err(),
+        EditError::Completed
+    );
+}
+
+#[test]
+fn missing_key_lines_are_inserted_in_their_block() {
+    let text = "---\nid: p\nfoo: bar # keep me\n---\n# T\n\n## Pick\n**Options:**\n- `a` — A\n";
+    let after = answer(text, "pick", "a").unwrap();
+    assert_eq!(
+        after,
+        "---\nid: p\nfoo: bar # keep me\nstatus: in_progress\ntotal: 1\nanswered: 1\nremaining: 0\nupdated_at: 2026-02-01T10:00:00Z\n---\n# T\n\n## Pick\nstatus: answered\nanswer: a\nanswered_at: 2026-02-01T10:00:00Z\nanswered_by: 93533553\n\n**Options:**\n- `a` — A\n"
+    );
+}
+
+#[test]
+fn crlf_files_stay_crlf() {
+    let crlf = SPEC.replace('\n', "\r\n");
+    let after = answer(&crlf, "caching", "redis").unwrap();
+    assert!(
+        !after.replace("\r\n", "").contains('\n'),
+        "a bare LF was written"
+    );
+    assert_eq!(
+        parse(&after, "s")
+            .unwrap()
+            .decision("caching")
+            .unwrap()
+            .answer
+            .as_deref(),
+        Some("redis")
+    );
+}
+
+#[test]
+fn quoted_and_commented_values_keep_their_comment() {
+    let text = "---\nid: p\nstatus: \"pending\" # who # knows\n---\n## D\n\nanswer: 'it''s' # c\nstatus: pending\n**Options:**\n- `a` — A\n";
+    let after = answer(text, "d", "a").unwrap();
+    assert!(
+        after.contains("\nstatus: in_progress # who # knows\n"),
+        "{after}"
+    );
+    assert!(after.contains("\nanswer: a # c\n"), "{after}");
+}
