@@ -15,4 +15,6 @@ pub use model::{Decision, DecisionOption, DecisionStatus, Plan, PlanStatus, Prio
 pub use parse::{parse, parse_bytes};
 
 #[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod tests;
