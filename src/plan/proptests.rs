@@ -75,7 +75,7 @@ fn plan() -> impl Strategy<Value = GenPlan> {
                     }
                     // A decision without a meta block takes its id from the title.
                     if !d.with_meta {
-                        d.id = format!("{}", slug::slug(&d.title));
+                        d.id = slug::slug(&d.title);
                         if d.id.is_empty() || !seen.insert(d.id.clone()) {
                             d.with_meta = true;
                         }

@@ -1,0 +1,9 @@
+//! The queue on disk: plans in pending/, completed/ and notify/, written crash-safely.
+
+pub mod atomic;
+pub mod notify_file;
+mod store;
+
+pub use store::{
+    Loaded, Location, Outcome, Problem, Queue, Scan, StoreError, is_plan_name, load, stem,
+};

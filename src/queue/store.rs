@@ -1,0 +1,388 @@
+//! The queue folder: scan plans, look them up by id, apply edits crash-safely, complete them.
+
+use std::collections::HashMap;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, SystemTime};
+
+use crate::plan::{self, Diagnostic, Edit, EditError, Plan, PlanStatus};
+
+use super::atomic::{self, read_regular, rename_noreplace, sync_dir, write_atomic};
+use super::notify_file;
+
+/// Why a store operation failed. The display text is what the user reads.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("no plan with id `{0}` in the queue")]
+    NotFound(String),
+    #[error(transparent)]
+    Edit(#[from] EditError),
+    #[error("{}", .0)]
+    Invalid(Diagnostic),
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: io::Error },
+    #[error("{}: the file kept changing while it was being edited; nothing was written", path.display())]
+    Contended { path: PathBuf },
+}
+
+impl StoreError {
+    fn io(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
+        move |source| StoreError::Io {
+            path: path.to_owned(),
+            source,
+        }
+    }
+}
+
+/// Which folder a plan was found in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Location {
+    Pending,
+    Completed,
+}
+
+/// A plan read from disk.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub path: PathBuf,
+    pub plan: Plan,
+    pub location: Location,
+}
+
+/// A file in pending/ that could not be read, and which version of it (for one warning per version).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub path: PathBuf,
+    pub diagnostic: Diagnostic,
+    pub version: (u64, Option<SystemTime>),
+}
+
+/// What a scan of a folder found.
+#[derive(Debug, Default)]
+pub struct Scan {
+    pub plans: Vec<Loaded>,
+    pub problems: Vec<Problem>,
+}
+
+/// What an edit did.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// The plan was edited in pending/.
+    Edited(Loaded),
+    /// The plan was submitted: it now sits in completed/, with its notify file (when notifications are on).
+    Completed {
+        plan: Loaded,
+        notify: Option<PathBuf>,
+    },
+}
+
+/// The queue folder with its pending/, completed/ and notify/ subfolders.
+#[derive(Debug, Clone)]
+pub struct Queue {
+    root: PathBuf,
+    notifications: bool,
+    locks: Arc<Mutex<HashMap<String, Arc<Mutex<()>>>>>,
+    index: Arc<Mutex<HashMap<String, PathBuf>>>,
+}
+
+/// How many times an edit is re-applied when the file changes under it before giving up.
+const EDIT_ATTEMPTS: usize = 5;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Queue {
+    /// Opens the queue at `root`, creating missing folders. `notifications` off means no notify files.
+    pub fn open(root: impl Into<PathBuf>, notifications: bool) -> Result<Queue, StoreError> {
+        let queue = Queue {
+            root: root.into(),
+            notifications,
+            locks: Arc::default(),
+            index: Arc::default(),
+        };
+        for dir in [
+            queue.pending_dir(),
+            queue.completed_dir(),
+            queue.notify_dir(),
+        ] {
+            fs::create_dir_all(&dir).map_err(StoreError::io(&dir))?;
+        }
+        Ok(queue)
+    }
+
+    #[must_use]
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+    #[must_use]
+    pub fn pending_dir(&self) -> PathBuf {
+        self.root.join("pending")
+    }
+    #[must_use]
+    pub fn completed_dir(&self) -> PathBuf {
+        self.root.join("completed")
+    }
+    #[must_use]
+    pub fn notify_dir(&self) -> PathBuf {
+        self.root.join("notify")
+    }
+
+    /// Reads every plan in pending/ (dotfiles, non-`.md` files, symlinks and folders are ignored).
+    pub fn scan_pending(&self) -> Result<Scan, StoreError> {
+        let scan = scan_dir(&self.pending_dir(), Location::Pending)?;
+        let mut index = lock(&self.index);
+        index.clear();
+        index.extend(
+            scan.plans
+                .iter()
+                .map(|l| (l.plan.id.clone(), l.path.clone())),
+        );
+        Ok(scan)
+    }
+
+    /// Reads every plan in completed/.
+    pub fn scan_completed(&self) -> Result<Scan, StoreError> {
+        scan_dir(&self.completed_dir(), Location::Completed)
+    }
+
+    /// Finds a plan by id, in pending/ first, then completed/. Ids are compared, never turned into paths.
+    pub fn find(&self, id: &str) -> Result<Loaded, StoreError> {
+        if let Some(found) = self.find_pending(id)? {
+            return Ok(found);
+        }
+        let completed = self.scan_completed()?;
+        // The newest completed plan with that id wins if an id was reused.
+        let mut matches: Vec<Loaded> = completed
+            .plans
+            .into_iter()
+            .filter(|l| l.plan.id == id)
+            .collect();
+        matches.sort_by_key(|l| fs::metadata(&l.path).and_then(|m| m.modified()).ok());
+        matches
+            .pop()
+            .ok_or_else(|| StoreError::NotFound(id.to_owned()))
+    }
+
+    fn find_pending(&self, id: &str) -> Result<Option<Loaded>, StoreError> {
+        let known = lock(&self.index).get(id).cloned();
+        if let Some(path) = known
+            && let Ok(loaded) = load(&path, Location::Pending)
+            && loaded.plan.id == id
+        {
+            return Ok(Some(loaded));
+        }
+        Ok(self
+            .scan_pending()?
+            .plans
+            .into_iter()
+            .find(|l| l.plan.id == id))
+    }
+
+    /// Applies `edit` to the pending plan `id`: re-read from disk, apply, write atomically. Taps on one plan are
+    /// serialized; if the file changes between the read and the write (an agent rewrote it) the edit is
+    /// re-applied to the new text, where the stale-view guard decides again. `Edit::Submit` also completes it.
+    pub fn edit(
+        &self,
+        id: &str,
+        edit: &Edit,
+        by: Option<&str>,
+        now: &str,
+    ) -> Result<Outcome, StoreError> {
+        let plan_lock = lock(&self.locks).entry(id.to_owned()).or_default().clone();
+        let _guard = lock(&plan_lock);
+        let loaded = self
+            .find_pending(id)?
+            .ok_or_else(|| StoreError::NotFound(id.to_owned()))?;
+        let path = loaded.path;
+        for _ in 0..EDIT_ATTEMPTS {
+            let before = read_regular(&path).map_err(|e| match e.kind() {
+                io::ErrorKind::NotFound => StoreError::NotFound(id.to_owned()),
+                _ => StoreError::Io {
+                    path: path.clone(),
+                    source: e,
+                },
+            })?;
+            let text = String::from_utf8(before.clone()).map_err(|_| {
+                StoreError::Invalid(Diagnostic::new(0, "not UTF-8 text").in_file(&path))
+            })?;
+            let new_text = plan::apply(&text, &stem(&path), edit, by, now)?;
+            let temp =
+                atomic::write_temp(&path, new_text.as_bytes()).map_err(StoreError::io(&path))?;
+            // Last look before the rename: if an agent replaced the file meanwhile, start over on its version.
+            if read_regular(&path).ok().as_deref() != Some(before.as_slice()) {
+                let _ = fs::remove_file(&temp);
+                continue;
+            }
+            if let Err(e) = fs::rename(&temp, &path) {
+                let _ = fs::remove_file(&temp);
+                return Err(StoreError::Io { path, source: e });
+            }
+            sync_dir(&path).map_err(StoreError::io(&path))?;
+            let loaded = load(&path, Location::Pending)?;
+            if *edit == Edit::Submit {
+                let (plan, notify) = self.complete(&loaded)?;
+                return Ok(Outcome::Completed { plan, notify });
+            }
+            return Ok(Outcome::Edited(loaded));
+        }
+        Err(StoreError::Contended { path })
+    }
+
+    /// Finishes a plan whose file says completed: writes the notify file, then moves the plan into completed/
+    /// without replacing anything there (a clash gets a `-2`, `-3`… suffix). Idempotent after a crash.
+    pub fn complete(&self, loaded: &Loaded) -> Result<(Loaded, Option<PathBuf>), StoreError> {
+        let notify = if self.notifications {
+            let path = self.notify_dir().join(notify_file::file_name(&loaded.plan));
+            write_atomic(&path, notify_file::render(&loaded.plan).as_bytes())
+                .map_err(StoreError::io(&path))?;
+            Some(path)
+        } else {
+            None
+        };
+        let name = loaded
+            .path
+            .file_name()
+            .map_or_else(|| "plan.md".into(), |n| n.to_string_lossy().into_owned());
+        let base = name.strip_suffix(".md").unwrap_or(&name).to_owned();
+        for n in 1..10_000 {
+            let candidate = if n == 1 {
+                name.clone()
+            } else {
+                format!("{base}-{n}.md")
+            };
+            let dest = self.completed_dir().join(candidate);
+            match rename_noreplace(&loaded.path, &dest) {
+                Ok(()) => {
+                    sync_dir(&dest).map_err(StoreError::io(&dest))?;
+                    sync_dir(&loaded.path).map_err(StoreError::io(&loaded.path))?;
+                    lock(&self.index).remove(&loaded.plan.id);
+                    let moved = Loaded {
+                        path: dest,
+                        plan: loaded.plan.clone(),
+                        location: Location::Completed,
+                    };
+                    return Ok((moved, notify));
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    return Err(StoreError::Io {
+                        path: loaded.path.clone(),
+                        source: e,
+                    });
+                }
+            }
+        }
+        Err(StoreError::Io {
+            path: loaded.path.clone(),
+            source: io::Error::new(io::ErrorKind::AlreadyExists, "no free name in completed/"),
+        })
+    }
+
+    /// Start-up recovery: completes plans left in pending/ with status completed (a crash between the steps of a
+    /// submit) and removes temp files a crash left behind. Returns the plans it completed.
+    pub fn recover(&self) -> Result<Vec<Loaded>, StoreError> {
+        for dir in [self.pending_dir(), self.completed_dir(), self.notify_dir()] {
+            atomic::remove_stale_temps(&dir, Duration::from_secs(60))
+                .map_err(StoreError::io(&dir))?;
+        }
+        let mut done = Vec::new();
+        for loaded in self.scan_pending()?.plans {
+            if loaded.plan.status == PlanStatus::Completed {
+                done.push(self.complete(&loaded)?.0);
+            }
+        }
+        Ok(done)
+    }
+
+    /// Writes a new plan file into pending/ as `name` (staged as a dotfile, then renamed in); never replaces a
+    /// file: a clash is `AlreadyExists`.
+    pub fn add_pending(&self, name: &str, text: &str) -> Result<PathBuf, StoreError> {
+        let dest = self.pending_dir().join(name);
+        let temp = atomic::write_temp(&dest, text.as_bytes()).map_err(StoreError::io(&dest))?;
+        if let Err(e) = rename_noreplace(&temp, &dest) {
+            let _ = fs::remove_file(&temp);
+            return Err(StoreError::Io {
+                path: dest,
+                source: e,
+            });
+        }
+        sync_dir(&dest).map_err(StoreError::io(&dest))?;
+        Ok(dest)
+    }
+}
+
+/// The file name without `.md`: the plan's id when its frontmatter has none.
+#[must_use]
+pub fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+}
+
+/// True for a file the queue considers: a visible `.md` file.
+#[must_use]
+pub fn is_plan_name(name: &str) -> bool {
+    !name.starts_with('.') && name.ends_with(".md") && name.len() > 3
+}
+
+/// Reads and parses one plan file.
+pub fn load(path: &Path, location: Location) -> Result<Loaded, StoreError> {
+    let bytes = read_regular(path).map_err(|e| match e.kind() {
+        io::ErrorKind::InvalidData => {
+            StoreError::Invalid(Diagnostic::new(0, e.to_string()).in_file(path))
+        }
+        _ => StoreError::Io {
+            path: path.to_owned(),
+            source: e,
+        },
+    })?;
+    let plan =
+        plan::parse_bytes(&bytes, &stem(path)).map_err(|d| StoreError::Invalid(d.in_file(path)))?;
+    Ok(Loaded {
+        path: path.to_owned(),
+        plan,
+        location,
+    })
+}
+
+fn scan_dir(dir: &Path, location: Location) -> Result<Scan, StoreError> {
+    let mut scan = Scan::default();
+    let entries = fs::read_dir(dir).map_err(StoreError::io(dir))?;
+    let mut paths: Vec<(PathBuf, fs::Metadata)> = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !is_plan_name(name) {
+            continue;
+        }
+        // symlink_metadata: a link is never followed out of the queue.
+        let Ok(meta) = fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        if meta.is_file() {
+            paths.push((entry.path(), meta));
+        }
+    }
+    paths.sort_by(|a, b| a.0.cmp(&b.0));
+    for (path, meta) in paths {
+        match load(&path, location) {
+            Ok(loaded) => scan.plans.push(loaded),
+            Err(StoreError::Invalid(diagnostic)) => scan.problems.push(Problem {
+                path: path.clone(),
+                diagnostic,
+                version: (meta.len(), meta.modified().ok()),
+            }),
+            // Vanished between listing and reading (completed or deleted): not a problem.
+            Err(StoreError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {}
+            Err(StoreError::Io { path, source }) => scan.problems.push(Problem {
+                diagnostic: Diagnostic::new(0, source.to_string()).in_file(&path),
+                path,
+                version: (meta.len(), meta.modified().ok()),
+            }),
+            Err(other) => return Err(other),
+        }
+    }
+    Ok(scan)
+}

@@ -1,0 +1,7 @@
+//! Integration tests, compiled as one binary: each module drives a part of the product through its public
+//! surface (the queue folder, the real `arbiter` binary, the daemon against a fake Bot API).
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+mod store;

@@ -1,0 +1,70 @@
+//! Shared helpers for the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+pub const SPEC_EXAMPLE: &str = include_str!("../fixtures/spec-example.md");
+pub const TEST_PLAN: &str = include_str!("../fixtures/test-plan.md");
+
+/// A temp queue folder with pending/, completed/ and notify/.
+pub struct TempQueue {
+    pub dir: tempfile::TempDir,
+}
+
+impl TempQueue {
+    #[must_use]
+    pub fn new() -> TempQueue {
+        let dir = tempfile::tempdir().expect("temp dir");
+        for sub in ["pending", "completed", "notify"] {
+            std::fs::create_dir_all(dir.path().join(sub)).expect("queue dirs");
+        }
+        TempQueue { dir }
+    }
+
+    #[must_use]
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes a plan into pending/ the way an agent should: a dotfile renamed in.
+    pub fn drop_plan(&self, name: &str, text: &str) -> PathBuf {
+        let dest = self.root().join("pending").join(name);
+        let staged = self.root().join("pending").join(format!(".{name}.staging"));
+        std::fs::write(&staged, text).expect("write plan");
+        std::fs::rename(&staged, &dest).expect("rename plan");
+        dest
+    }
+
+    /// Names of the files in a subfolder, sorted.
+    #[must_use]
+    pub fn files(&self, sub: &str) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(self.root().join(sub))
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    }
+
+    #[must_use]
+    pub fn read(&self, sub: &str, name: &str) -> String {
+        std::fs::read_to_string(self.root().join(sub).join(name)).expect("read file")
+    }
+}
+
+/// A plan with `n` decisions of two options each, for a given id and session.
+#[must_use]
+pub fn plan_with(id: &str, session: &str, n: usize) -> String {
+    let mut out = format!(
+        "---\nid: {id}\nagent: tester\nsession: {session}\ntitle: Plan {id}\npriority: normal\nstatus: pending\n---\n\n# Plan {id}\n\nContext.\n\n"
+    );
+    for i in 1..=n {
+        out.push_str(&format!(
+            "---\n\n## Decision {i}: Question {i}\n\nid: q{i}\nstatus: pending\nanswer: null\nanswered_at: null\n\n**Context:** Question {i}?\n\n**Options:**\n- `yes` — Yes\n- `no` — No\n\n"
+        ));
+    }
+    out
+}
