@@ -3,6 +3,7 @@
 pub mod atomic;
 pub mod notify_file;
 mod store;
+pub mod watcher;
 
 pub use store::{
     Loaded, Location, Outcome, Problem, Queue, Scan, StoreError, is_plan_name, load, stem,
