@@ -6,3 +6,4 @@
 //! - front ends: the Telegram daemon, the agent CLI and the MCP server.
 
 pub mod plan;
+pub mod telegram;
