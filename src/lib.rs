@@ -8,3 +8,4 @@
 pub mod cli;
 pub mod plan;
 pub mod queue;
+pub mod telegram;

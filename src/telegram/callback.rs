@@ -1,0 +1,315 @@
+//! Typed inline-button callback data, always within Telegram's 64-byte limit.
+//!
+//! Plan, decision and option ids can be far longer than 64 bytes, so callback data carries short
+//! references: a [`PlanRef`] (48-bit hash of the plan id), positions, and a [`fingerprint`] of what
+//! the button showed, so a tap on a view the agent has since changed can be refused.
+//!
+//! Encoding (`:`-separated, numbers in canonical decimal, hashes in lowercase hex):
+//! `q:<page>`, `o:<ref>`, `c:<ref>`, `s:<ref>:<i>`, `a:<ref>:<i>:<o>:<fp>`, `u:<ref>:<i>:<fp>`,
+//! `k:<ref>:<i>:<fp>`, `r:<ref>`, `x:<ref>`, `n`. The longest is 33 bytes.
+
+use std::fmt;
+
+/// Telegram's limit on `callback_data`, in bytes.
+pub const MAX_CALLBACK_BYTES: usize = 64;
+const PLAN_REF_LEN: usize = 12;
+const FINGERPRINT_LEN: usize = 6;
+
+/// Short reference to a plan: 12 lowercase hex chars, the first 48 bits of FNV-1a-64 of its id.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PlanRef(pub String);
+
+impl fmt::Display for PlanRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn fnv1a64<'a>(chunks: impl IntoIterator<Item = &'a [u8]>) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for chunk in chunks {
+        for &b in chunk {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    hash
+}
+
+/// The [`PlanRef`] of a plan id.
+#[must_use]
+pub fn plan_ref(plan_id: &str) -> PlanRef {
+    PlanRef(format!("{:012x}", fnv1a64([plan_id.as_bytes()]) >> 16))
+}
+
+/// 6 hex chars: the first 24 bits of FNV-1a-64 of `parts` joined by `'\0'`.
+#[must_use]
+pub fn fingerprint(parts: &[&str]) -> String {
+    let mut chunks: Vec<&[u8]> = Vec::with_capacity(parts.len() * 2);
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            chunks.push(b"\0");
+        }
+        chunks.push(part.as_bytes());
+    }
+    format!("{:06x}", fnv1a64(chunks) >> 40)
+}
+
+/// What an inline button does when tapped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Callback {
+    /// 🔄 Refresh / 📋 Back to Queue / page buttons.
+    Queue { page: u16 },
+    /// Open the plan view.
+    Open { plan: PlanRef },
+    /// ▶️ Continue: the first pending decision.
+    Continue { plan: PlanRef },
+    /// Navigate to decision `index` (0-based).
+    Show { plan: PlanRef, index: u16 },
+    /// Pick option `option`; `seen` = fingerprint(decision id, option key, option label).
+    Answer {
+        plan: PlanRef,
+        index: u16,
+        option: u16,
+        seen: String,
+    },
+    /// Ask for a custom answer; `seen` = fingerprint(decision id).
+    Custom {
+        plan: PlanRef,
+        index: u16,
+        seen: String,
+    },
+    /// Skip the decision; `seen` = fingerprint(decision id).
+    Skip {
+        plan: PlanRef,
+        index: u16,
+        seen: String,
+    },
+    /// The review summary.
+    Review { plan: PlanRef },
+    /// Submit the plan.
+    Submit { plan: PlanRef },
+    /// The "1/3" position indicator: does nothing.
+    Noop,
+}
+
+impl Callback {
+    /// The compact `callback_data` string (at most 33 bytes for well-formed refs).
+    #[must_use]
+    pub fn encode(&self) -> String {
+        match self {
+            Self::Queue { page } => format!("q:{page}"),
+            Self::Open { plan } => format!("o:{plan}"),
+            Self::Continue { plan } => format!("c:{plan}"),
+            Self::Show { plan, index } => format!("s:{plan}:{index}"),
+            Self::Answer {
+                plan,
+                index,
+                option,
+                seen,
+            } => format!("a:{plan}:{index}:{option}:{seen}"),
+            Self::Custom { plan, index, seen } => format!("u:{plan}:{index}:{seen}"),
+            Self::Skip { plan, index, seen } => format!("k:{plan}:{index}:{seen}"),
+            Self::Review { plan } => format!("r:{plan}"),
+            Self::Submit { plan } => format!("x:{plan}"),
+            Self::Noop => "n".to_owned(),
+        }
+    }
+
+    /// Parses callback data; `None` for anything that [`Callback::encode`] would not produce.
+    #[must_use]
+    pub fn decode(s: &str) -> Option<Callback> {
+        if s.len() > MAX_CALLBACK_BYTES {
+            return None;
+        }
+        let fields: Vec<&str> = s.split(':').collect();
+        let callback = match fields.as_slice() {
+            ["q", page] => Self::Queue {
+                page: number(page)?,
+            },
+            ["o", plan] => Self::Open {
+                plan: plan_field(plan)?,
+            },
+            ["c", plan] => Self::Continue {
+                plan: plan_field(plan)?,
+            },
+            ["s", plan, index] => Self::Show {
+                plan: plan_field(plan)?,
+                index: number(index)?,
+            },
+            ["a", plan, index, option, seen] => Self::Answer {
+                plan: plan_field(plan)?,
+                index: number(index)?,
+                option: number(option)?,
+                seen: hex(seen, FINGERPRINT_LEN)?,
+            },
+            ["u", plan, index, seen] => Self::Custom {
+                plan: plan_field(plan)?,
+                index: number(index)?,
+                seen: hex(seen, FINGERPRINT_LEN)?,
+            },
+            ["k", plan, index, seen] => Self::Skip {
+                plan: plan_field(plan)?,
+                index: number(index)?,
+                seen: hex(seen, FINGERPRINT_LEN)?,
+            },
+            ["r", plan] => Self::Review {
+                plan: plan_field(plan)?,
+            },
+            ["x", plan] => Self::Submit {
+                plan: plan_field(plan)?,
+            },
+            ["n"] => Self::Noop,
+            _ => return None,
+        };
+        Some(callback)
+    }
+}
+
+/// Canonical decimal u16: digits only, no sign, no leading zero.
+fn number(s: &str) -> Option<u16> {
+    let canonical =
+        !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && (s == "0" || !s.starts_with('0'));
+    if canonical { s.parse().ok() } else { None }
+}
+
+fn hex(s: &str, len: usize) -> Option<String> {
+    let ok = s.len() == len
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    ok.then(|| s.to_owned())
+}
+
+fn plan_field(s: &str) -> Option<PlanRef> {
+    hex(s, PLAN_REF_LEN).map(PlanRef)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn every_variant(plan: &PlanRef, n: u16, seen: &str) -> Vec<Callback> {
+        let plan = || plan.clone();
+        let seen = seen.to_owned();
+        vec![
+            Callback::Queue { page: n },
+            Callback::Open { plan: plan() },
+            Callback::Continue { plan: plan() },
+            Callback::Show {
+                plan: plan(),
+                index: n,
+            },
+            Callback::Answer {
+                plan: plan(),
+                index: n,
+                option: n,
+                seen: seen.clone(),
+            },
+            Callback::Custom {
+                plan: plan(),
+                index: n,
+                seen: seen.clone(),
+            },
+            Callback::Skip {
+                plan: plan(),
+                index: n,
+                seen,
+            },
+            Callback::Review { plan: plan() },
+            Callback::Submit { plan: plan() },
+            Callback::Noop,
+        ]
+    }
+
+    #[test]
+    fn known_hashes() {
+        // FNV-1a-64("") = cbf29ce484222325, ("a") = af63dc4c8601ec8c.
+        assert_eq!(plan_ref(""), PlanRef("cbf29ce48422".into()));
+        assert_eq!(plan_ref("a"), PlanRef("af63dc4c8601".into()));
+        assert_eq!(fingerprint(&["a"]), "af63dc");
+        assert_ne!(fingerprint(&["ab", "c"]), fingerprint(&["a", "bc"]));
+    }
+
+    #[test]
+    fn round_trips_every_variant_with_max_values() {
+        let long_id = "x".repeat(200);
+        for n in [0, 1, u16::MAX] {
+            for callback in every_variant(
+                &plan_ref(&long_id),
+                n,
+                &fingerprint(&[&long_id, "k", "label"]),
+            ) {
+                let data = callback.encode();
+                assert!(data.len() <= 33, "{data} is {} bytes", data.len());
+                assert_eq!(Callback::decode(&data), Some(callback), "{data}");
+            }
+        }
+        assert_eq!(
+            Callback::Answer {
+                plan: PlanRef("0123456789ab".into()),
+                index: 2,
+                option: 3,
+                seen: "abcdef".into()
+            }
+            .encode(),
+            "a:0123456789ab:2:3:abcdef"
+        );
+    }
+
+    #[test]
+    fn rejects_malformed_data() {
+        let bad = [
+            "",
+            "n:",
+            "q",
+            "q:",
+            "q:65536",
+            "q:-1",
+            "q:+1",
+            "q:01",
+            "q: 1",
+            "o:0123456789a",
+            "o:0123456789abc",
+            "o:0123456789AB",
+            "o:0123456789ag",
+            "o:../../etc/pa",
+            "s:0123456789ab",
+            "s:0123456789ab:1:2",
+            "a:0123456789ab:1:2:abcde",
+            "a:0123456789ab:1:2:abcdef:",
+            "u:0123456789ab:1:abcdefa",
+            "z:0123456789ab",
+            "x:0123456789ab:",
+        ];
+        for data in bad {
+            assert_eq!(Callback::decode(data), None, "{data:?}");
+        }
+        assert_eq!(Callback::decode(&format!("q:{}", "1".repeat(10_000))), None);
+    }
+
+    proptest! {
+        #[test]
+        fn encodings_fit_and_round_trip(id in ".{0,300}", key in ".{0,100}", n in any::<u16>()) {
+            for callback in every_variant(&plan_ref(&id), n, &fingerprint(&[&id, &key])) {
+                let data = callback.encode();
+                prop_assert!(!data.is_empty() && data.len() <= MAX_CALLBACK_BYTES);
+                prop_assert_eq!(Callback::decode(&data), Some(callback));
+            }
+        }
+
+        #[test]
+        fn decode_of_garbage_never_panics(s in any::<String>()) {
+            if let Some(callback) = Callback::decode(&s) {
+                prop_assert_eq!(callback.encode(), s);
+            }
+        }
+
+        #[test]
+        fn decode_of_forged_data_is_canonical(s in "[qocsaukrxn]:[0-9a-f:]{0,40}") {
+            if let Some(callback) = Callback::decode(&s) {
+                prop_assert_eq!(callback.encode(), s);
+            }
+        }
+    }
+}
