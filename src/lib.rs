@@ -5,7 +5,9 @@
 //! - [`queue`]: the files on disk (scan, atomic writes, completion, notify files, watcher).
 //! - front ends: the Telegram daemon, the agent CLI and the MCP server.
 
+pub mod agent;
 pub mod cli;
+pub mod mcp;
 pub mod plan;
 pub mod queue;
 pub mod telegram;

@@ -1,11 +1,21 @@
 //! The `arbiter` command line: one place parses arguments, runs a command and maps errors to exit codes.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
+use crate::agent::{self, AgentError};
+use crate::queue::Queue;
+
+mod duration;
 mod lint;
+mod list;
+mod notifications;
+mod push;
+mod show;
+mod wait;
 
 /// Exit codes every command shares (documented in README).
 pub mod exit {
@@ -39,13 +49,99 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Validate a plan (Markdown, or a JSON plan spec) and put it in the queue; prints its id.
+    Push {
+        /// The plan file; `-` (the default) reads standard input.
+        #[arg(default_value = "-", value_name = "FILE|-")]
+        file: PathBuf,
+        /// Print `{"id": ..., "path": ...}`.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A plan's status and counts (pending/ or completed/).
+    Status {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// A plan's status and every decision's answer so far.
+    Get {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Wait until a plan is completed, then print its answers (exit 3 on timeout).
+    Await {
+        id: String,
+        /// Give up after this long: `90`, `30s`, `10m`, `2h`, `1h30m` (default: wait forever).
+        #[arg(long, value_name = "DURATION", value_parser = duration::parse)]
+        timeout: Option<Duration>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the notification files of completed plans (all, or one session's).
+    Notifications {
+        /// Only this session's notifications.
+        #[arg(long, value_name = "SESSION")]
+        session: Option<String>,
+        /// Delete the listed files after printing them.
+        #[arg(long)]
+        ack: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The pending queue as a table.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve the agent tools over MCP on standard input/output.
+    Mcp,
 }
 
 /// Runs the command line and returns the process exit code.
 #[must_use]
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Lint { files } => lint::run(&files),
+    let queue = cli.queue.as_deref();
+    let result = match cli.command {
+        Command::Lint { files } => return lint::run(&files),
+        Command::Push { file, json } => push::run(queue, &file, json),
+        Command::Status { id, json } => show::status(queue, &id, json),
+        Command::Get { id, json } => show::get(queue, &id, json),
+        Command::Await { id, timeout, json } => wait::run(queue, &id, timeout, json),
+        Command::Notifications { session, ack, json } => {
+            notifications::run(queue, session.as_deref(), ack, json)
+        }
+        Command::List { json } => list::run(queue, json),
+        Command::Mcp => open_queue(queue).and_then(crate::mcp::run),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => fail(&e),
     }
+}
+
+/// Prints an error and returns its exit code: 2 for invalid input, 1 for everything else.
+fn fail(e: &AgentError) -> ExitCode {
+    eprintln!("error: {e}");
+    ExitCode::from(if e.is_invalid_input() {
+        exit::INVALID
+    } else {
+        exit::FAILURE
+    })
+}
+
+/// The queue the agent commands use (see [`agent::resolve_queue_dir`]); missing folders are created.
+fn open_queue(flag: Option<&Path>) -> Result<Queue, AgentError> {
+    let dir = agent::resolve_queue_dir(flag, &|k| std::env::var(k).ok())?;
+    Ok(Queue::open(dir, true)?)
+}
+
+/// Prints `value` as pretty JSON on stdout.
+fn print_json(value: &impl serde::Serialize) -> Result<(), AgentError> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| AgentError::Invalid(format!("cannot write JSON: {e}")))?;
+    println!("{text}");
+    Ok(())
 }

@@ -1,0 +1,52 @@
+//! What agents do with the queue, shared by the CLI and the MCP server: push a plan, read its state and
+//! answers, wait for its completion, collect notifications. No token and no daemon needed: only the files.
+
+mod fill;
+mod id;
+pub mod notifications;
+mod push;
+mod queue_dir;
+pub mod report;
+pub mod spec;
+mod wait;
+
+use std::io;
+use std::path::PathBuf;
+
+use crate::queue::StoreError;
+
+pub use push::{Pushed, push, push_spec};
+pub use queue_dir::resolve_queue_dir;
+pub use wait::{WaitOutcome, wait_for_completion};
+
+/// Why an agent command failed. The display text is what the agent reads.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The input (a plan, a spec, an argument) is invalid; nothing was written.
+    #[error("{0}")]
+    Invalid(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("plan `{0}` disappeared from the queue while waiting for it (deleted or moved away)")]
+    Vanished(String),
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: io::Error },
+    #[error(
+        "cannot find the queue folder: pass --queue, or set ARBITER_QUEUE, ARBITER_HOME or HOME"
+    )]
+    NoQueue,
+}
+
+impl AgentError {
+    /// True when the caller's input was at fault (exit code 2), false for run-time failures (exit code 1).
+    #[must_use]
+    pub fn is_invalid_input(&self) -> bool {
+        matches!(self, AgentError::Invalid(_))
+    }
+}
+
+/// The current time as RFC 3339 UTC with whole seconds, the way plan files carry timestamps.
+#[must_use]
+pub fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}

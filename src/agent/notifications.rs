@@ -1,0 +1,138 @@
+//! `arbiter notifications`: the notify files agents read (and, with `--ack`, delete).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_yaml::Value;
+
+use crate::plan::slug::file_component;
+use crate::queue::is_plan_name;
+
+use super::AgentError;
+
+/// One notify file as it was read.
+#[derive(Debug, Clone)]
+pub struct Notification {
+    /// The file name, e.g. `agent-swe2-main--abc123.md`.
+    pub file: String,
+    pub path: PathBuf,
+    /// The text exactly as read (what `--ack` checks before deleting).
+    pub content: String,
+}
+
+/// A notify file's frontmatter (`arbiter notifications --json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotificationReport {
+    #[serde(default)]
+    pub file: String,
+    #[serde(default)]
+    pub path: PathBuf,
+    pub plan_id: Option<String>,
+    pub plan_title: Option<String>,
+    pub agent: Option<String>,
+    pub session: Option<String>,
+    pub notify_session: Option<String>,
+    pub completed_at: Option<String>,
+    /// decision id → answer (null when skipped).
+    #[serde(default, deserialize_with = "answers")]
+    pub answers: BTreeMap<String, Option<String>>,
+}
+
+/// The notify files in `dir`, sorted by name; with `session`, only that session's (`{file_component}--*`).
+pub fn list(dir: &Path, session: Option<&str>) -> Result<Vec<Notification>, AgentError> {
+    let io_err = |source| AgentError::Io {
+        path: dir.to_owned(),
+        source,
+    };
+    let prefix = session.map(|s| format!("{}--", file_component(s)));
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).map_err(io_err)?.flatten() {
+        let Some(file) = entry.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        if !is_plan_name(&file) || prefix.as_deref().is_some_and(|p| !file.starts_with(p)) {
+            continue;
+        }
+        let path = entry.path();
+        match fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_file() => {}
+            _ => continue,
+        }
+        match fs::read_to_string(&path) {
+            Ok(content) => out.push(Notification {
+                file,
+                path,
+                content,
+            }),
+            // Deleted by another reader since the listing: nothing to show.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(source) => return Err(AgentError::Io { path, source }),
+        }
+    }
+    out.sort_by(|a, b| a.file.cmp(&b.file));
+    Ok(out)
+}
+
+impl Notification {
+    /// The frontmatter as a report, or why it can't be read.
+    pub fn report(&self) -> Result<NotificationReport, String> {
+        let yaml = self
+            .content
+            .strip_prefix("---\n")
+            .and_then(|rest| rest.find("\n---").map(|end| &rest[..end]))
+            .ok_or_else(|| format!("{}: no frontmatter", self.path.display()))?;
+        let mut report: NotificationReport =
+            serde_yaml::from_str(yaml).map_err(|e| format!("{}: {e}", self.path.display()))?;
+        report.file = self.file.clone();
+        report.path = self.path.clone();
+        Ok(report)
+    }
+
+    /// Deletes the file if it still holds what was read; returns whether it was deleted.
+    pub fn ack(&self) -> Result<bool, AgentError> {
+        match fs::read_to_string(&self.path) {
+            Ok(now) if now == self.content => {}
+            Ok(_) => return Ok(false),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+            Err(source) => {
+                return Err(AgentError::Io {
+                    path: self.path.clone(),
+                    source,
+                });
+            }
+        }
+        match fs::remove_file(&self.path) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(source) => Err(AgentError::Io {
+                path: self.path.clone(),
+                source,
+            }),
+        }
+    }
+}
+
+/// Answers as text whatever YAML made of them (`answer: 42` is the answer "42").
+fn answers<'de, D: serde::Deserializer<'de>>(
+    de: D,
+) -> Result<BTreeMap<String, Option<String>>, D::Error> {
+    let map: BTreeMap<String, Value> = Deserialize::deserialize(de)?;
+    Ok(map
+        .into_iter()
+        .map(|(k, v)| {
+            let v = match v {
+                Value::Null => None,
+                Value::String(s) => Some(s),
+                Value::Bool(b) => Some(b.to_string()),
+                Value::Number(n) => Some(n.to_string()),
+                other => serde_yaml::to_string(&other)
+                    .ok()
+                    .map(|s| s.trim().to_owned()),
+            };
+            (k, v)
+        })
+        .collect())
+}

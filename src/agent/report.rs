@@ -1,0 +1,180 @@
+//! What `status`, `get` and `await` tell an agent about a plan: serializable reports and their text form.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::plan::{Decision, DecisionStatus};
+use crate::queue::{Loaded, Location};
+
+/// A plan's state and counts (`arbiter status --json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct StatusReport {
+    pub id: String,
+    pub title: String,
+    /// pending | in_progress | completed
+    pub status: String,
+    /// low | normal | high | urgent
+    pub priority: String,
+    pub tag: Option<String>,
+    pub agent: Option<String>,
+    pub session: Option<String>,
+    pub notify_session: Option<String>,
+    /// The folder the file is in: pending | completed
+    pub location: String,
+    pub path: PathBuf,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+    pub completed_at: Option<String>,
+    pub total: usize,
+    pub answered: usize,
+    pub skipped: usize,
+    pub remaining: usize,
+}
+
+/// One decision's state and answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct DecisionReport {
+    pub id: String,
+    pub title: String,
+    /// pending | answered | skipped
+    pub status: String,
+    /// The answer: an option key, or the human's own text when `custom`; null unless answered.
+    pub answer: Option<String>,
+    /// True when the answer is not one of the option keys (typed by the human).
+    pub custom: bool,
+    pub answered_at: Option<String>,
+    /// Telegram user id of whoever answered.
+    pub answered_by: Option<String>,
+}
+
+/// A plan's state, counts and answers (`arbiter get --json`, `arbiter await --json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct AnswersReport {
+    #[serde(flatten)]
+    pub plan: StatusReport,
+    pub decisions: Vec<DecisionReport>,
+    /// decision id → answer (null when skipped or not answered yet).
+    pub answers: BTreeMap<String, Option<String>>,
+}
+
+impl StatusReport {
+    #[must_use]
+    pub fn of(loaded: &Loaded) -> StatusReport {
+        let p = &loaded.plan;
+        StatusReport {
+            id: p.id.clone(),
+            title: p.title.clone(),
+            status: p.status.as_str().to_owned(),
+            priority: p.priority.as_str().to_owned(),
+            tag: p.tag.clone(),
+            agent: p.agent.clone(),
+            session: p.session.clone(),
+            notify_session: p.notify_session.clone(),
+            location: match loaded.location {
+                Location::Pending => "pending",
+                Location::Completed => "completed",
+            }
+            .to_owned(),
+            path: loaded.path.clone(),
+            created_at: p.created_at.clone(),
+            updated_at: p.updated_at.clone(),
+            completed_at: p.completed_at.clone(),
+            total: p.decisions.len(),
+            answered: p.answered(),
+            skipped: p.count(DecisionStatus::Skipped),
+            remaining: p.remaining(),
+        }
+    }
+
+    /// Human-readable lines.
+    #[must_use]
+    pub fn text(&self) -> String {
+        let mut out = format!("{}  {}\n", self.id, self.title);
+        let _ = writeln!(out, "status:    {} (in {}/)", self.status, self.location);
+        let _ = writeln!(out, "priority:  {}", self.priority);
+        if let Some(tag) = &self.tag {
+            let _ = writeln!(out, "tag:       {tag}");
+        }
+        let _ = writeln!(
+            out,
+            "progress:  {}/{} answered, {} skipped, {} remaining",
+            self.answered, self.total, self.skipped, self.remaining
+        );
+        if let Some(at) = &self.completed_at {
+            let _ = writeln!(out, "completed: {at}");
+        }
+        let _ = writeln!(out, "file:      {}", self.path.display());
+        out
+    }
+}
+
+impl DecisionReport {
+    #[must_use]
+    pub fn of(d: &Decision) -> DecisionReport {
+        let answered = d.status == DecisionStatus::Answered;
+        DecisionReport {
+            id: d.id.clone(),
+            title: d.title.clone(),
+            status: d.status.as_str().to_owned(),
+            answer: if answered { d.answer.clone() } else { None },
+            custom: d.is_custom_answer(),
+            answered_at: d.answered_at.clone(),
+            answered_by: d.answered_by.clone(),
+        }
+    }
+}
+
+impl AnswersReport {
+    #[must_use]
+    pub fn of(loaded: &Loaded) -> AnswersReport {
+        let decisions: Vec<DecisionReport> = loaded
+            .plan
+            .decisions
+            .iter()
+            .map(DecisionReport::of)
+            .collect();
+        let answers = decisions
+            .iter()
+            .map(|d| (d.id.clone(), d.answer.clone()))
+            .collect();
+        AnswersReport {
+            plan: StatusReport::of(loaded),
+            decisions,
+            answers,
+        }
+    }
+
+    /// Human-readable lines: the status, then one line per decision.
+    #[must_use]
+    pub fn text(&self) -> String {
+        let mut out = self.plan.text();
+        out.push('\n');
+        for (n, d) in self.decisions.iter().enumerate() {
+            let answer = match (d.status.as_str(), &d.answer) {
+                ("answered", Some(a)) if d.custom => format!("{} (custom)", one_line(a)),
+                ("answered", Some(a)) => one_line(a),
+                (status, _) => format!("({status})"),
+            };
+            let _ = write!(out, "{}. {} [{}]: {answer}", n + 1, d.title, d.id);
+            match (&d.answered_at, &d.answered_by) {
+                (Some(at), Some(by)) => {
+                    let _ = write!(out, "  — {at} by {by}");
+                }
+                (Some(at), None) => {
+                    let _ = write!(out, "  — {at}");
+                }
+                _ => {}
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.replace(['\n', '\r'], " ")
+}

@@ -1,0 +1,83 @@
+//! `arbiter await` / `arbiter_await`: block until a plan is completed, woken by file events with polling as
+//! the fallback.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::plan::PlanStatus;
+use crate::queue::watcher::{self, Mode};
+use crate::queue::{Loaded, Location, Queue, StoreError};
+
+use super::AgentError;
+
+/// How often the queue is rescanned when no file event comes (network filesystems send none).
+pub const POLL: Duration = Duration::from_millis(500);
+
+/// How long a plan may be missing from both folders before it counts as gone (a rename in flight, a writer
+/// that is not atomic).
+const GRACE: Duration = Duration::from_millis(300);
+
+/// How a wait ended.
+#[derive(Debug, Clone)]
+pub enum WaitOutcome {
+    /// The plan is completed; its final state.
+    Completed(Loaded),
+    /// The timeout came first; the plan as last seen.
+    TimedOut(Loaded),
+}
+
+/// Waits until plan `id` is completed, at most `timeout` (`None`: forever). An unknown id fails at once; a plan
+/// that disappears from both folders while waiting fails with [`AgentError::Vanished`]. Needs a tokio runtime.
+pub async fn wait_for_completion(
+    queue: &Queue,
+    id: &str,
+    timeout: Option<Duration>,
+) -> Result<WaitOutcome, AgentError> {
+    let deadline = timeout.map(|t| Instant::now() + t);
+    // Watch first, then look: a completion between the two still wakes us.
+    let dirs = [queue.pending_dir(), queue.completed_dir()];
+    let (_watch, mut wake) = watcher::watch(&dirs, Mode::Events { poll: POLL });
+    let mut last = queue.find(id)?;
+    loop {
+        if is_done(&last) {
+            return Ok(WaitOutcome::Completed(last));
+        }
+        let signal = async {
+            if wake.recv().await.is_none() {
+                tokio::time::sleep(POLL).await;
+            }
+        };
+        match deadline {
+            Some(deadline) => {
+                if tokio::time::timeout_at(deadline, signal).await.is_err() {
+                    return Ok(WaitOutcome::TimedOut(last));
+                }
+            }
+            None => signal.await,
+        }
+        last = match find_again(queue, id).await? {
+            Some(found) => found,
+            None => return Err(AgentError::Vanished(id.to_owned())),
+        };
+    }
+}
+
+/// Completed when it sits in completed/, or when its file already says so (a submit still moving it).
+fn is_done(loaded: &Loaded) -> bool {
+    loaded.location == Location::Completed || loaded.plan.status == PlanStatus::Completed
+}
+
+async fn find_again(queue: &Queue, id: &str) -> Result<Option<Loaded>, AgentError> {
+    match queue.find(id) {
+        Ok(found) => return Ok(Some(found)),
+        Err(StoreError::NotFound(_)) => {}
+        Err(e) => return Err(e.into()),
+    }
+    tokio::time::sleep(GRACE).await;
+    match queue.find(id) {
+        Ok(found) => Ok(Some(found)),
+        Err(StoreError::NotFound(_)) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}

@@ -1,0 +1,107 @@
+//! `arbiter list`: the pending queue as a terminal table.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use chrono::{DateTime, Utc};
+
+use crate::agent::AgentError;
+use crate::agent::report::StatusReport;
+use crate::queue::Loaded;
+
+pub fn run(queue: Option<&Path>, json: bool) -> Result<ExitCode, AgentError> {
+    let scan = super::open_queue(queue)?.scan_pending()?;
+    for problem in &scan.problems {
+        eprintln!("warning: {}", problem.diagnostic);
+    }
+    let mut plans = scan.plans;
+    plans.sort_by(|a, b| {
+        (a.plan.priority, &a.plan.created_at).cmp(&(b.plan.priority, &b.plan.created_at))
+    });
+    if json {
+        let reports: Vec<StatusReport> = plans.iter().map(StatusReport::of).collect();
+        super::print_json(&reports)?;
+    } else {
+        print!("{}", table(&plans, Utc::now()));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The table: priority, tag, title, progress, age and id; most urgent first, then oldest first.
+#[must_use]
+pub fn table(plans: &[Loaded], now: DateTime<Utc>) -> String {
+    if plans.is_empty() {
+        return "no pending plans\n".to_owned();
+    }
+    let header = ["PRIORITY", "TAG", "TITLE", "PROGRESS", "AGE", "ID"].map(str::to_owned);
+    let mut rows = vec![header];
+    for l in plans {
+        let p = &l.plan;
+        rows.push([
+            p.priority.as_str().to_owned(),
+            p.tag.clone().unwrap_or_else(|| "-".to_owned()),
+            cut(&p.title, 48),
+            format!("{}/{}", p.answered(), p.decisions.len()),
+            p.created_at
+                .as_deref()
+                .map_or_else(|| "-".to_owned(), |t| age(t, now)),
+            p.id.clone(),
+        ]);
+    }
+    let widths: Vec<usize> = (0..6)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, w)| format!("{cell}{}", " ".repeat(w - cell.chars().count())))
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// How long ago an RFC 3339 time was: `45s`, `3m`, `2h`, `4d`; `-` when it can't be read.
+#[must_use]
+pub fn age(created_at: &str, now: DateTime<Utc>) -> String {
+    let Ok(created) = DateTime::parse_from_rfc3339(created_at) else {
+        return "-".to_owned();
+    };
+    let secs = (now - created.with_timezone(&Utc)).num_seconds().max(0);
+    match secs {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m", s / 60),
+        s if s < 48 * 3600 => format!("{}h", s / 3600),
+        s => format!("{}d", s / 86_400),
+    }
+}
+
+fn cut(s: &str, max: usize) -> String {
+    let s = s.replace(['\n', '\r'], " ");
+    if s.chars().count() <= max {
+        s
+    } else {
+        format!("{}…", s.chars().take(max - 1).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages() {
+        let now = DateTime::parse_from_rfc3339("2026-02-05T12:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        assert_eq!(age("2026-02-05T11:59:15Z", now), "45s");
+        assert_eq!(age("2026-02-05T11:57:00Z", now), "3m");
+        assert_eq!(age("2026-02-05T10:00:00Z", now), "2h");
+        assert_eq!(age("2026-02-01T12:00:00Z", now), "4d");
+        assert_eq!(age("2026-02-06T12:00:00Z", now), "0s");
+        assert_eq!(age("yesterday", now), "-");
+    }
+}

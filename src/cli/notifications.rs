@@ -1,0 +1,50 @@
+//! `arbiter notifications [--session S] [--ack] [--json]`.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use crate::agent::AgentError;
+use crate::agent::notifications::{self, Notification};
+
+pub fn run(
+    queue: Option<&Path>,
+    session: Option<&str>,
+    ack: bool,
+    json: bool,
+) -> Result<ExitCode, AgentError> {
+    let queue = super::open_queue(queue)?;
+    let found = notifications::list(&queue.notify_dir(), session)?;
+    // Only what was printed is acknowledged: a file that can't be read is reported and kept.
+    let mut printed: Vec<&Notification> = Vec::new();
+    if json {
+        let mut reports = Vec::new();
+        for n in &found {
+            match n.report() {
+                Ok(report) => {
+                    reports.push(report);
+                    printed.push(n);
+                }
+                Err(e) => eprintln!("warning: {e}"),
+            }
+        }
+        super::print_json(&reports)?;
+    } else {
+        for (i, n) in found.iter().enumerate() {
+            if i > 0 {
+                println!();
+            }
+            println!("==> {} <==", n.file);
+            print!("{}", n.content);
+            if !n.content.ends_with('\n') {
+                println!();
+            }
+            printed.push(n);
+        }
+    }
+    if ack {
+        for n in printed {
+            n.ack()?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

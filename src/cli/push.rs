@@ -1,0 +1,40 @@
+//! `arbiter push FILE|-`.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::ExitCode;
+
+use crate::agent::{self, AgentError};
+
+pub fn run(queue: Option<&Path>, file: &Path, json: bool) -> Result<ExitCode, AgentError> {
+    let (text, source) = if file == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .map_err(|source| AgentError::Io {
+                path: "<stdin>".into(),
+                source,
+            })?;
+        (utf8(bytes, "<stdin>")?, "<stdin>".to_owned())
+    } else {
+        let bytes = std::fs::read(file).map_err(|source| AgentError::Io {
+            path: file.to_owned(),
+            source,
+        })?;
+        let source = file.display().to_string();
+        (utf8(bytes, &source)?, source)
+    };
+    let queue = super::open_queue(queue)?;
+    let pushed = agent::push(&queue, &text, &source, &agent::now_rfc3339())?;
+    if json {
+        super::print_json(&pushed)?;
+    } else {
+        println!("{}", pushed.id);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn utf8(bytes: Vec<u8>, source: &str) -> Result<String, AgentError> {
+    String::from_utf8(bytes)
+        .map_err(|_| AgentError::Invalid(format!("{source}: not UTF-8 text: plans must be UTF-8")))
+}

@@ -1,0 +1,34 @@
+//! `arbiter status ID` and `arbiter get ID`.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use crate::agent::AgentError;
+use crate::agent::report::{AnswersReport, StatusReport};
+
+pub fn status(queue: Option<&Path>, id: &str, json: bool) -> Result<ExitCode, AgentError> {
+    let loaded = super::open_queue(queue)?.find(id)?;
+    let report = StatusReport::of(&loaded);
+    if json {
+        super::print_json(&report)?;
+    } else {
+        print!("{}", report.text());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn get(queue: Option<&Path>, id: &str, json: bool) -> Result<ExitCode, AgentError> {
+    let loaded = super::open_queue(queue)?.find(id)?;
+    print_answers(&AnswersReport::of(&loaded), json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The output of `get` and of a successful `await`.
+pub fn print_answers(report: &AnswersReport, json: bool) -> Result<(), AgentError> {
+    if json {
+        super::print_json(report)
+    } else {
+        print!("{}", report.text());
+        Ok(())
+    }
+}

@@ -1,0 +1,44 @@
+//! `arbiter await ID [--timeout D]`.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crate::agent::report::AnswersReport;
+use crate::agent::{self, AgentError, WaitOutcome};
+
+use super::exit;
+
+pub fn run(
+    queue: Option<&Path>,
+    id: &str,
+    timeout: Option<Duration>,
+    json: bool,
+) -> Result<ExitCode, AgentError> {
+    let queue = super::open_queue(queue)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| AgentError::Io {
+            path: "tokio runtime".into(),
+            source,
+        })?;
+    match runtime.block_on(agent::wait_for_completion(&queue, id, timeout))? {
+        WaitOutcome::Completed(loaded) => {
+            super::show::print_answers(&AnswersReport::of(&loaded), json)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        WaitOutcome::TimedOut(loaded) => {
+            let p = &loaded.plan;
+            eprintln!(
+                "timeout: plan `{id}` is not completed after {} ({}, {}/{} answered, {} remaining)",
+                super::duration::format(timeout.unwrap_or_default()),
+                p.status,
+                p.answered(),
+                p.decisions.len(),
+                p.remaining()
+            );
+            Ok(ExitCode::from(exit::TIMEOUT))
+        }
+    }
+}

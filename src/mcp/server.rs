@@ -1,0 +1,151 @@
+//! The MCP tools. Each returns its JSON as structured content (and as text); a failure is a tool error
+//! (`isError: true`) carrying the same message the CLI prints, never a protocol error.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, Implementation, JsonObject, ServerCapabilities, ServerConfig};
+use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::agent::report::{AnswersReport, StatusReport};
+use crate::agent::spec::{self, PlanSpec};
+use crate::agent::{self, AgentError, WaitOutcome};
+use crate::queue::Queue;
+
+/// `arbiter_await` waits this long when the client does not say.
+pub const DEFAULT_AWAIT: Duration = Duration::from_secs(50);
+/// `arbiter_await` never waits longer than this in one call (clients time requests out).
+pub const MAX_AWAIT: Duration = Duration::from_secs(600);
+
+const INSTRUCTIONS: &str = "Ask a human for decisions. Call arbiter_push with a plan (title, decisions with \
+options); it returns the plan id at once. The human answers on Telegram whenever they can. Call arbiter_await \
+with the id to wait for the answers (it returns after at most timeout_seconds; while the result's status is not \
+`completed`, call it again). arbiter_status and arbiter_get read the current state without waiting.";
+
+/// The arguments of `arbiter_status` and `arbiter_get`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct IdArgs {
+    /// The plan id `arbiter_push` returned.
+    pub id: String,
+}
+
+/// The arguments of `arbiter_await`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AwaitArgs {
+    /// The plan id `arbiter_push` returned.
+    pub id: String,
+    /// How long to wait at most in this call, in seconds (default 50, at most 600).
+    #[serde(default)]
+    pub timeout_seconds: Option<u64>,
+}
+
+/// What `arbiter_await` returns when the plan is not completed yet.
+#[derive(Debug, Serialize)]
+struct NotYet {
+    #[serde(flatten)]
+    plan: StatusReport,
+    message: String,
+}
+
+/// The MCP server: the queue and the tool table.
+#[derive(Debug, Clone)]
+pub struct ArbiterServer {
+    queue: Queue,
+    tool_router: ToolRouter<Self>,
+}
+
+type ToolResult = Result<CallToolResult, String>;
+
+fn structured(value: &impl Serialize) -> ToolResult {
+    serde_json::to_value(value)
+        .map(CallToolResult::structured)
+        .map_err(|e| format!("cannot write JSON: {e}"))
+}
+
+fn message(e: &AgentError) -> String {
+    e.to_string()
+}
+
+/// The input schema of `arbiter_push`: the JSON plan spec.
+fn push_schema() -> Arc<JsonObject> {
+    rmcp::handler::server::common::schema_for_type::<PlanSpec>()
+}
+
+#[tool_router]
+impl ArbiterServer {
+    #[must_use]
+    pub fn new(queue: Queue) -> ArbiterServer {
+        ArbiterServer {
+            queue,
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    #[tool(
+        description = "Put a plan of decisions in front of the human. Returns {id, path} at once; then call \
+                       arbiter_await with the id. Each decision has a title and options ({key, label}); the \
+                       answer is the chosen key (or the human's own text when allow_custom is true).",
+        input_schema = push_schema()
+    )]
+    async fn arbiter_push(&self, args: JsonObject) -> ToolResult {
+        let spec = spec::from_value(serde_json::Value::Object(args))
+            .map_err(|e| message(&AgentError::Invalid(e)))?;
+        let pushed = agent::push_spec(&self.queue, &spec, "", &agent::now_rfc3339())
+            .map_err(|e| message(&e))?;
+        structured(&pushed)
+    }
+
+    #[tool(
+        description = "A plan's status (pending, in_progress, completed) and its counts: total, answered, \
+                          skipped, remaining."
+    )]
+    async fn arbiter_status(&self, Parameters(args): Parameters<IdArgs>) -> ToolResult {
+        let loaded = self.queue.find(&args.id).map_err(|e| message(&e.into()))?;
+        structured(&StatusReport::of(&loaded))
+    }
+
+    #[tool(
+        description = "A plan's status, counts and every decision's answer so far (`answers` maps decision \
+                          id to answer; null when skipped or not answered; `custom` marks the human's own text)."
+    )]
+    async fn arbiter_get(&self, Parameters(args): Parameters<IdArgs>) -> ToolResult {
+        let loaded = self.queue.find(&args.id).map_err(|e| message(&e.into()))?;
+        structured(&AnswersReport::of(&loaded))
+    }
+
+    #[tool(
+        description = "Wait until the human has submitted the plan, at most timeout_seconds (default 50, max \
+                          600). Returns the answers like arbiter_get when completed; otherwise the status with \
+                          `status` pending or in_progress: call again."
+    )]
+    async fn arbiter_await(&self, Parameters(args): Parameters<AwaitArgs>) -> ToolResult {
+        let timeout = args
+            .timeout_seconds
+            .map_or(DEFAULT_AWAIT, Duration::from_secs)
+            .min(MAX_AWAIT);
+        match agent::wait_for_completion(&self.queue, &args.id, Some(timeout)).await {
+            Ok(WaitOutcome::Completed(loaded)) => structured(&AnswersReport::of(&loaded)),
+            Ok(WaitOutcome::TimedOut(loaded)) => structured(&NotYet {
+                plan: StatusReport::of(&loaded),
+                message: format!(
+                    "not completed after {}s; call arbiter_await again",
+                    timeout.as_secs()
+                ),
+            }),
+            Err(e) => Err(message(&e)),
+        }
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for ArbiterServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("arbiter", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+}
