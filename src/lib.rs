@@ -5,5 +5,6 @@
 //! - [`queue`]: the files on disk (scan, atomic writes, completion, notify files, watcher).
 //! - front ends: the Telegram daemon, the agent CLI and the MCP server.
 
+pub mod fakebot;
 pub mod plan;
 pub mod telegram;
