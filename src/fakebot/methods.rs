@@ -141,10 +141,10 @@ fn parse_button(value: &Value) -> Result<Button, ApiFailure> {
         .and_then(Value::as_str)
         .map(str::to_owned);
     let url = value.get("url").and_then(Value::as_str).map(str::to_owned);
-    if let Some(data) = &callback_data {
-        if data.is_empty() || data.len() > MAX_CALLBACK_DATA_BYTES {
-            return Err(ApiFailure::bad("BUTTON_DATA_INVALID"));
-        }
+    if let Some(data) = &callback_data
+        && (data.is_empty() || data.len() > MAX_CALLBACK_DATA_BYTES)
+    {
+        return Err(ApiFailure::bad("BUTTON_DATA_INVALID"));
     }
     if callback_data.is_none() && url.is_none() && value.as_object().is_some_and(|o| o.len() <= 1) {
         return Err(ApiFailure::bad(
@@ -229,10 +229,10 @@ fn send_message(state: &mut State, params: &Value) -> Reply {
     let reply_to = object_param(params, "reply_parameters")
         .and_then(|p| message_id(&p))
         .or_else(|| int_param(params, "reply_to_message_id").and_then(|id| i32::try_from(id).ok()));
-    if let Some(id) = reply_to {
-        if state.find(chat_id, id).is_none() {
-            return Err(ApiFailure::bad("message to be replied not found"));
-        }
+    if let Some(id) = reply_to
+        && state.find(chat_id, id).is_none()
+    {
+        return Err(ApiFailure::bad("message to be replied not found"));
     }
     let message = SentMessage {
         chat_id,

@@ -198,10 +198,10 @@ async fn params(request: Request) -> Value {
         {
             params.extend(form.into_iter().map(|(k, v)| (k, Value::String(v))));
         }
-    } else if let Ok(body) = Bytes::from_request(request, &()).await {
-        if let Ok(Value::Object(body)) = serde_json::from_slice::<Value>(&body) {
-            params.extend(body);
-        }
+    } else if let Ok(body) = Bytes::from_request(request, &()).await
+        && let Ok(Value::Object(body)) = serde_json::from_slice::<Value>(&body)
+    {
+        params.extend(body);
     }
     Value::Object(params)
 }
