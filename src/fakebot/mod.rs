@@ -20,6 +20,8 @@
 //!   [`FakeBot::wait_for_call`] and [`FakeBot::wait_until`] (woken on every state change).
 //! - Break it: [`FakeBot::inject`] a [`Fault`] into the next N calls of a method.
 
+#[cfg(test)]
+mod fault_tests;
 mod methods;
 mod server;
 mod state;
