@@ -6,6 +6,7 @@
 //! - front ends: the Telegram daemon, the agent CLI and the MCP server.
 
 pub mod cli;
+pub mod daemon;
 pub mod fakebot;
 pub mod plan;
 pub mod queue;

@@ -4,3 +4,4 @@ pub mod callback;
 pub mod entity;
 pub mod markdown;
 pub mod markdown_check;
+pub mod views;
