@@ -5,4 +5,5 @@
 //! - [`queue`]: the files on disk (scan, atomic writes, completion, notify files, watcher).
 //! - front ends: the Telegram daemon, the agent CLI and the MCP server.
 
+pub mod config;
 pub mod plan;
