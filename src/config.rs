@@ -19,9 +19,10 @@
 //! line naming the file and the key: see [`ConfigError`].
 
 mod paths;
+mod suggest;
+mod token;
 mod walk;
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -32,7 +33,9 @@ pub use paths::{
     default_logs_dir, default_queue_dir, expand_tilde, process_env, resolve_queue_dir,
     systemd_user_unit_dir, user_home,
 };
-pub(crate) use walk::{check_api_url, looks_like_token};
+pub use token::BotToken;
+pub(crate) use token::looks_like_token;
+pub(crate) use walk::check_api_url;
 
 /// Telegram's own Bot API server.
 pub const DEFAULT_API_URL: &str = "https://api.telegram.org";
@@ -83,30 +86,6 @@ pub struct NotificationsConfig {
 pub struct LogsConfig {
     pub dir: PathBuf,
     pub level: LevelFilter,
-}
-
-/// The bot token. Its `Debug` output is redacted and it has no `Display`, so it cannot end up in a log
-/// line by accident; [`BotToken::expose`] is the one way to read it.
-#[derive(Clone, PartialEq, Eq)]
-pub struct BotToken(String);
-
-impl BotToken {
-    #[must_use]
-    pub fn new(token: impl Into<String>) -> BotToken {
-        BotToken(token.into())
-    }
-
-    /// The token itself, for building the bot client. Never log it.
-    #[must_use]
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for BotToken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("BotToken(<redacted>)")
-    }
 }
 
 /// Why the configuration could not be used. The display text is the whole one-line message the user reads.

@@ -6,4 +6,5 @@
 //! - front ends: the Telegram daemon, the agent CLI and the MCP server.
 
 pub mod config;
+pub mod init;
 pub mod plan;

@@ -148,9 +148,9 @@ pub fn resolve_queue_dir(
         );
     }
     if let Some(raw) = non_empty(env, ENV_QUEUE) {
-        if let Some(dir) = expand_tilde(&raw, home.as_deref()) {
-            return resolved(dir, QueueDirSource::Env);
-        }
+        // Like the flag: without HOME a `~` stays literal rather than silently losing the variable.
+        let dir = expand_tilde(&raw, home.as_deref()).unwrap_or_else(|| PathBuf::from(&raw));
+        return resolved(dir, QueueDirSource::Env);
     }
     let default = || default_queue_dir(arbiter_home);
     match super::walk::queue_dir_only(config_path, home.as_deref()) {
@@ -165,6 +165,7 @@ pub fn resolve_queue_dir(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)] // see src/config/tests.rs
 mod tests {
     use super::*;
     use std::fs;

@@ -7,16 +7,18 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 use tracing::level_filters::LevelFilter;
 
+use super::ENV_TOKEN;
 use super::paths::{self, non_empty};
-use super::{BotToken, ENV_TOKEN};
+use super::suggest::did_you_mean;
+use super::token::{BotToken, looks_like_token};
 use super::{
     Config, ConfigError, DEFAULT_API_URL, DEFAULT_WATCH_INTERVAL, LogsConfig, NotificationsConfig,
     QueueConfig, TelegramConfig, TokenSource,
 };
 
-const SECTIONS: [&str; 4] = ["telegram", "queue", "notifications", "logs"];
-const TELEGRAM_KEYS: [&str; 3] = ["token", "allowedUsers", "apiUrl"];
-const QUEUE_KEYS: [&str; 2] = ["dir", "watchInterval"];
+pub(super) const SECTIONS: [&str; 4] = ["telegram", "queue", "notifications", "logs"];
+pub(super) const TELEGRAM_KEYS: [&str; 3] = ["token", "allowedUsers", "apiUrl"];
+pub(super) const QUEUE_KEYS: [&str; 2] = ["dir", "watchInterval"];
 const NOTIFICATIONS_KEYS: [&str; 1] = ["enabled"];
 const LOGS_KEYS: [&str; 2] = ["dir", "level"];
 const WATCH_INTERVAL_MS: std::ops::RangeInclusive<u64> = 10..=3_600_000;
@@ -147,19 +149,6 @@ pub(super) fn parse(
         notifications,
         logs,
     })
-}
-
-/// A plausible Bot API token: `<bot id digits>:<secret of [A-Za-z0-9_-]>`.
-#[must_use]
-pub(crate) fn looks_like_token(token: &str) -> bool {
-    let Some((id, secret)) = token.split_once(':') else {
-        return false;
-    };
-    let secret_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
-    !id.is_empty()
-        && id.chars().all(|c| c.is_ascii_digit())
-        && !secret.is_empty()
-        && secret.chars().all(secret_char)
 }
 
 /// Checks a Bot API base URL and drops a trailing `/`. The error is the problem, without the key.
@@ -389,72 +378,9 @@ impl Walker<'_> {
     }
 }
 
-/// The known key closest to a misspelt one: same letters ignoring case, `_` and `-`, or at most two edits.
-fn did_you_mean<'k>(unknown: &str, known: &[&'k str]) -> Option<&'k str> {
-    let normal = |key: &str| {
-        key.chars()
-            .filter(|c| *c != '_' && *c != '-')
-            .collect::<String>()
-            .to_lowercase()
-    };
-    let wanted = normal(unknown);
-    known
-        .iter()
-        .map(|key| (*key, edit_distance(&wanted, &normal(key))))
-        .filter(|(key, distance)| *distance <= 2 && *distance < key.len() / 2)
-        .min_by_key(|(_, distance)| *distance)
-        .map(|(key, _)| key)
-}
-
-/// Levenshtein distance, by characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != *cb);
-            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
-        }
-        previous = current;
-    }
-    previous[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn suggestions() {
-        assert_eq!(
-            did_you_mean("alowedUsers", &TELEGRAM_KEYS),
-            Some("allowedUsers")
-        );
-        assert_eq!(
-            did_you_mean("allowed_users", &TELEGRAM_KEYS),
-            Some("allowedUsers")
-        );
-        assert_eq!(
-            did_you_mean("watch_interval", &QUEUE_KEYS),
-            Some("watchInterval")
-        );
-        assert_eq!(did_you_mean("telgram", &SECTIONS), Some("telegram"));
-        assert_eq!(did_you_mean("color", &SECTIONS), None);
-        assert_eq!(did_you_mean("x", &QUEUE_KEYS), None);
-    }
-
-    #[test]
-    fn token_shape() {
-        assert!(looks_like_token(
-            "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11"
-        ));
-        assert!(!looks_like_token("BOT_TOKEN_HERE"));
-        assert!(!looks_like_token(":abc"));
-        assert!(!looks_like_token("12:"));
-        assert!(!looks_like_token("12:ab/c"));
-        assert!(!looks_like_token("12a:abc"));
-    }
 
     #[test]
     fn api_urls() {

@@ -16,7 +16,11 @@ pub struct Diagnostic {
 impl Diagnostic {
     #[must_use]
     pub fn new(line: usize, reason: impl Into<String>) -> Diagnostic {
-        Diagnostic { path: None, line, reason: reason.into() }
+        Diagnostic {
+            path: None,
+            line,
+            reason: reason.into(),
+        }
     }
 
     #[must_use]

@@ -14,7 +14,12 @@ pub enum Priority {
 }
 
 impl Priority {
-    pub const ALL: [Priority; 4] = [Priority::Urgent, Priority::High, Priority::Normal, Priority::Low];
+    pub const ALL: [Priority; 4] = [
+        Priority::Urgent,
+        Priority::High,
+        Priority::Normal,
+        Priority::Low,
+    ];
 
     #[must_use]
     pub fn as_str(self) -> &'static str {
@@ -70,9 +75,13 @@ impl PlanStatus {
 
     #[must_use]
     pub fn parse(s: &str) -> Option<PlanStatus> {
-        [PlanStatus::Pending, PlanStatus::InProgress, PlanStatus::Completed]
-            .into_iter()
-            .find(|p| p.as_str() == s)
+        [
+            PlanStatus::Pending,
+            PlanStatus::InProgress,
+            PlanStatus::Completed,
+        ]
+        .into_iter()
+        .find(|p| p.as_str() == s)
     }
 }
 
@@ -103,9 +112,13 @@ impl DecisionStatus {
 
     #[must_use]
     pub fn parse(s: &str) -> Option<DecisionStatus> {
-        [DecisionStatus::Pending, DecisionStatus::Answered, DecisionStatus::Skipped]
-            .into_iter()
-            .find(|p| p.as_str() == s)
+        [
+            DecisionStatus::Pending,
+            DecisionStatus::Answered,
+            DecisionStatus::Skipped,
+        ]
+        .into_iter()
+        .find(|p| p.as_str() == s)
     }
 }
 
@@ -156,7 +169,9 @@ impl Decision {
     /// True when the recorded answer is not one of the option keys.
     #[must_use]
     pub fn is_custom_answer(&self) -> bool {
-        self.status == DecisionStatus::Answered && self.answer.is_some() && self.chosen_option().is_none()
+        self.status == DecisionStatus::Answered
+            && self.answer.is_some()
+            && self.chosen_option().is_none()
     }
 }
 
