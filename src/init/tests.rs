@@ -66,8 +66,21 @@ impl World {
     }
 
     fn env(&self) -> impl Fn(&str) -> Option<String> + use<> {
-        let home = self.user_home.to_string_lossy().into_owned();
-        move |key| (key == "HOME").then(|| home.clone())
+        self.env_with(&[])
+    }
+
+    /// HOME plus `extra` variables.
+    fn env_with(&self, extra: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
+        let mut vars = vec![(
+            "HOME".to_owned(),
+            self.user_home.to_string_lossy().into_owned(),
+        )];
+        vars.extend(
+            extra
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+        );
+        move |key| vars.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
     }
 
     /// Options as the CLI builds them for `arbiter init --token TOKEN --user 42`.
@@ -236,15 +249,7 @@ fn unit_file_is_not_overwritten_without_force() {
 fn systemd_unit_dir_follows_xdg_config_home() {
     let world = World::new();
     let xdg = world.user_home.join("xdg");
-    let (home, xdg_str) = (
-        world.user_home.to_string_lossy().into_owned(),
-        xdg.to_string_lossy().into_owned(),
-    );
-    let env = move |key: &str| match key {
-        "HOME" => Some(home.clone()),
-        "XDG_CONFIG_HOME" => Some(xdg_str.clone()),
-        _ => None,
-    };
+    let env = world.env_with(&[("XDG_CONFIG_HOME", &xdg.to_string_lossy())]);
     let opts = InitOptions {
         systemd: true,
         token: Some(String::new()),
@@ -262,11 +267,12 @@ fn systemd_unit_dir_follows_xdg_config_home() {
 }
 
 #[test]
-fn queue_flag_moves_the_queue() {
+fn queue_and_api_url_flags_are_written() {
     let world = World::new();
     let queue = world.user_home.join("elsewhere/q");
     let opts = InitOptions {
         queue: Some(PathBuf::from("~/elsewhere/q")),
+        api_url: Some("http://127.0.0.1:8081/".into()),
         ..world.options()
     };
     init(opts, &mut Script::silent()).unwrap();
@@ -274,6 +280,7 @@ fn queue_flag_moves_the_queue() {
     assert!(!world.home().join("queue").exists());
     let config = Config::load(&world.home().join("config.json"), &world.env()).unwrap();
     assert_eq!(config.queue.dir, queue);
+    assert_eq!(config.telegram.api_url, "http://127.0.0.1:8081");
 }
 
 #[test]
@@ -325,14 +332,7 @@ fn prompts_for_missing_values() {
         "{:?}",
         script.asked
     );
-    let env = {
-        let home = world.user_home.to_string_lossy().into_owned();
-        move |key: &str| match key {
-            "HOME" => Some(home.clone()),
-            "ARBITER_TELEGRAM_TOKEN" => Some(TOKEN.to_owned()),
-            _ => None,
-        }
-    };
+    let env = world.env_with(&[("ARBITER_TELEGRAM_TOKEN", TOKEN)]);
     let config = Config::load(&world.home().join("config.json"), &env).unwrap();
     assert_eq!(config.telegram.allowed_users, vec![93533553, 42]);
     assert_eq!(config.telegram.token_source, TokenSource::Env);
@@ -393,16 +393,4 @@ fn bad_flags() {
         );
     }
     assert!(!world.home().exists());
-}
-
-#[test]
-fn api_url_flag_is_written() {
-    let world = World::new();
-    let opts = InitOptions {
-        api_url: Some("http://127.0.0.1:8081/".into()),
-        ..world.options()
-    };
-    init(opts, &mut Script::silent()).unwrap();
-    let config = Config::load(&world.home().join("config.json"), &world.env()).unwrap();
-    assert_eq!(config.telegram.api_url, "http://127.0.0.1:8081");
 }
