@@ -119,7 +119,8 @@ pub enum InitError {
 /// `io` is interactive (an empty token means "use ARBITER_TELEGRAM_TOKEN"); without a terminal a
 /// missing user id is an error and a missing token is left to the environment. Existing files are never
 /// replaced without `force`, and that check happens before anything is asked or created. systemctl is
-/// never run: the report says what to run.
+/// never run: the report says what to run. (`--token` lands in shell history and `ps`; the prompt or
+/// `ARBITER_TELEGRAM_TOKEN` in `<home>/env` are the safer ways, and the CLI help should say so.)
 pub fn init(opts: InitOptions, io: &mut dyn InitIo) -> Result<InitReport, InitError> {
     let home = absolute(&opts.home)?;
     let config_path = config::config_file(&home);
