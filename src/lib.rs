@@ -6,8 +6,10 @@
 //! - front ends: the Telegram daemon, the agent CLI and the MCP server.
 
 pub mod cli;
+pub mod config;
 pub mod daemon;
 pub mod fakebot;
+pub mod init;
 pub mod plan;
 pub mod queue;
 pub mod telegram;
