@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod lint;
+mod run;
 
 /// Exit codes every command shares (documented in README).
 pub mod exit {
@@ -33,6 +34,12 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run the Telegram daemon (config: ~/.arbiter/config.json, or ARBITER_HOME/config.json).
+    Run {
+        /// Config file to use instead of the default.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
     /// Check decision files and print what the daemon would report (exit 1 on any error).
     Lint {
         /// Plan files to check.
@@ -46,6 +53,7 @@ pub enum Command {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Run { config } => run::run(config),
         Command::Lint { files } => lint::run(&files),
     }
 }
