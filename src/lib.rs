@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod config;
 pub mod daemon;
+pub mod demo;
 pub mod fakebot;
 pub mod init;
 pub mod plan;

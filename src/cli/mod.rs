@@ -40,6 +40,8 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
     },
+    /// The whole loop offline: daemon + embedded fake Telegram + a scripted owner; prints every view.
+    Demo,
     /// Check decision files and print what the daemon would report (exit 1 on any error).
     Lint {
         /// Plan files to check.
@@ -55,5 +57,12 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::Run { config } => run::run(config),
         Command::Lint { files } => lint::run(&files),
+        Command::Demo => match crate::demo::run(&mut std::io::stdout()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("arbiter: {e}");
+                ExitCode::from(exit::FAILURE)
+            }
+        },
     }
 }

@@ -33,7 +33,10 @@ pub fn run(config_path: Option<PathBuf>) -> ExitCode {
     }
     let settings = settings_from(&cfg);
     tracing::info!(queue = %settings.queue_dir.display(), users = settings.allowed_users.len(), "arbiter daemon starting");
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("arbiter: can't start the async runtime: {e}");
@@ -62,7 +65,9 @@ pub fn settings_from(cfg: &Config) -> Settings {
         cfg.queue.dir.clone(),
     );
     s.api_url = cfg.telegram.api_url.parse().ok();
-    s.watch = Mode::Events { poll: cfg.queue.watch_interval };
+    s.watch = Mode::Events {
+        poll: cfg.queue.watch_interval,
+    };
     s.notifications = cfg.notifications.enabled;
     s
 }
@@ -92,10 +97,23 @@ fn init_logging(dir: &Path, level: tracing::level_filters::LevelFilter) -> Optio
         .with_env_var("ARBITER_LOG")
         .from_env_lossy();
     let file = std::fs::create_dir_all(dir)
-        .and_then(|()| std::fs::OpenOptions::new().create(true).append(true).open(dir.join("arbiter.log")))
+        .and_then(|()| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(dir.join("arbiter.log"))
+        })
         .ok();
     let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
-    let file_layer = file.map(|f| tracing_subscriber::fmt::layer().with_ansi(false).with_writer(std::sync::Mutex::new(f)));
-    let _ = tracing_subscriber::registry().with(filter).with(stderr).with(file_layer).try_init();
+    let file_layer = file.map(|f| {
+        tracing_subscriber::fmt::layer()
+            .with_ansi(false)
+            .with_writer(std::sync::Mutex::new(f))
+    });
+    let _ = tracing_subscriber::registry()
+        .with(filter)
+        .with(stderr)
+        .with(file_layer)
+        .try_init();
     Some(())
 }

@@ -83,6 +83,24 @@ impl SentMessage {
         self.from == BOT_ID
     }
 
+    /// The message as its reader sees it: plain text, then one line per row of buttons (`[A] [B]`).
+    #[must_use]
+    pub fn render(&self) -> String {
+        let mut out = self.plain.clone();
+        match &self.reply_markup {
+            Some(Markup::Inline(rows)) => {
+                for row in rows {
+                    let labels: Vec<String> = row.iter().map(|b| format!("[{}]", b.text)).collect();
+                    out.push('\n');
+                    out.push_str(&labels.join(" "));
+                }
+            }
+            Some(Markup::ForceReply { .. }) => out.push_str("\n(reply requested)"),
+            _ => {}
+        }
+        out
+    }
+
     /// The inline buttons, row by row (empty without an inline keyboard).
     #[must_use]
     pub fn buttons(&self) -> Vec<&Button> {

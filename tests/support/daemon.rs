@@ -140,23 +140,5 @@ impl Drop for Running {
 #[must_use]
 pub fn render(m: &SentMessage) -> String {
     let who = if m.from_bot() { "bot" } else { "owner" };
-    let mut out = format!("[{who} #{}] {}", m.message_id, m.plain);
-    let rows: Vec<String> = match &m.reply_markup {
-        Some(arbiter_zebu::fakebot::Markup::Inline(rows)) => rows
-            .iter()
-            .map(|r| {
-                r.iter()
-                    .map(|b| format!("[{}]", b.text))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .collect(),
-        Some(arbiter_zebu::fakebot::Markup::ForceReply { .. }) => vec!["(force reply)".into()],
-        _ => vec![],
-    };
-    for r in rows {
-        out.push('\n');
-        out.push_str(&r);
-    }
-    out
+    format!("[{who} #{}] {}", m.message_id, m.render())
 }
