@@ -104,12 +104,10 @@ impl State {
         lock(&self.prompts).remove(&message);
     }
 
-    #[must_use]
     pub fn lock_announced(&self) -> MutexGuard<'_, HashSet<String>> {
         lock(&self.announced)
     }
 
-    #[must_use]
     pub fn lock_problems(&self) -> MutexGuard<'_, HashMap<PathBuf, SeenProblem>> {
         lock(&self.problems)
     }
