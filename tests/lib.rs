@@ -5,4 +5,5 @@
 mod support;
 
 mod daemon;
+mod daemon_edges;
 mod store;
