@@ -7,6 +7,11 @@
 
 pub mod agent;
 pub mod cli;
+pub mod config;
+pub mod daemon;
+pub mod demo;
+pub mod fakebot;
+pub mod init;
 pub mod mcp;
 pub mod plan;
 pub mod queue;

@@ -4,4 +4,7 @@
 
 mod support;
 
+mod crash;
+mod daemon;
+mod daemon_edges;
 mod store;

@@ -2,34 +2,33 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::config::{self, ENV_QUEUE};
+
 use super::AgentError;
 
-/// `--queue` > `ARBITER_QUEUE` > `$ARBITER_HOME/queue` > `~/.arbiter/queue`, made absolute so the paths the
-/// commands print are usable from anywhere. `env` looks a variable up (empty counts as unset).
-// TODO(config): use crate::config::resolve_queue_dir (which also reads queue.dir from config.json) once merged.
+/// The config's resolution (`--queue` > `ARBITER_QUEUE` > `queue.dir` of config.json > `<home>/queue`), made
+/// absolute so the paths the commands print work from anywhere. A config file that can't be read is a warning
+/// on stderr, not an error: agents need no token and no valid daemon config.
 pub fn resolve_queue_dir(
     flag: Option<&Path>,
     env: &impl Fn(&str) -> Option<String>,
 ) -> Result<PathBuf, AgentError> {
-    let var = |k: &str| env(k).filter(|v| !v.trim().is_empty());
-    let home = var("HOME").map(PathBuf::from);
-    let expand = |raw: &Path| -> PathBuf {
-        match (raw.to_str().and_then(|s| s.strip_prefix("~/")), &home) {
-            (Some(rest), Some(home)) => home.join(rest),
-            _ => raw.to_path_buf(),
+    let home = match config::arbiter_home(env) {
+        Ok(home) => home,
+        // Without a home the flag or the variable still say where the queue is.
+        Err(_) if flag.is_some() || env(ENV_QUEUE).is_some_and(|q| !q.trim().is_empty()) => {
+            PathBuf::new()
         }
+        Err(_) => return Err(AgentError::NoQueue),
     };
-    let dir = if let Some(flag) = flag {
-        expand(flag)
-    } else if let Some(q) = var("ARBITER_QUEUE") {
-        expand(Path::new(&q))
-    } else if let Some(h) = var("ARBITER_HOME") {
-        expand(Path::new(&h)).join("queue")
-    } else {
-        home.ok_or(AgentError::NoQueue)?
-            .join(".arbiter")
-            .join("queue")
-    };
+    let resolved = config::resolve_queue_dir(flag, env, &config::config_file(&home), &home);
+    if let Some(warning) = &resolved.warning {
+        eprintln!(
+            "arbiter: warning: {warning}; using {}",
+            resolved.dir.display()
+        );
+    }
+    let dir = resolved.dir;
     std::path::absolute(&dir).map_err(|source| AgentError::Io { path: dir, source })
 }
 
@@ -48,26 +47,30 @@ mod tests {
 
     #[test]
     fn flag_then_env_then_home() {
-        let all = env(&[
-            ("HOME", "/h"),
-            ("ARBITER_QUEUE", "/q"),
-            ("ARBITER_HOME", "/a"),
-        ]);
         let r = |flag: Option<&str>, e: &dyn Fn(&str) -> Option<String>| {
             resolve_queue_dir(flag.map(Path::new), &e).ok()
         };
-        assert_eq!(r(Some("~/f"), &all), Some(PathBuf::from("/h/f")));
+        let all = env(&[
+            ("HOME", "/nonexistent-h"),
+            ("ARBITER_QUEUE", "/q"),
+            ("ARBITER_HOME", "/nonexistent-a"),
+        ]);
+        assert_eq!(
+            r(Some("~/f"), &all),
+            Some(PathBuf::from("/nonexistent-h/f"))
+        );
         assert_eq!(r(None, &all), Some(PathBuf::from("/q")));
         let home = env(&[
-            ("HOME", "/h"),
-            ("ARBITER_QUEUE", " "),
-            ("ARBITER_HOME", "/a"),
+            ("HOME", "/nonexistent-h"),
+            ("ARBITER_HOME", "/nonexistent-a"),
         ]);
-        assert_eq!(r(None, &home), Some(PathBuf::from("/a/queue")));
+        assert_eq!(r(None, &home), Some(PathBuf::from("/nonexistent-a/queue")));
+        let plain = env(&[("HOME", "/nonexistent-h")]);
         assert_eq!(
-            r(None, &env(&[("HOME", "/h")])),
-            Some(PathBuf::from("/h/.arbiter/queue"))
+            r(None, &plain),
+            Some(PathBuf::from("/nonexistent-h/.arbiter/queue"))
         );
         assert!(r(None, &env(&[])).is_none());
+        assert_eq!(r(Some("/f"), &env(&[])), Some(PathBuf::from("/f")));
     }
 }

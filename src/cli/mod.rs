@@ -10,10 +10,12 @@ use crate::agent::{self, AgentError};
 use crate::queue::Queue;
 
 mod duration;
+mod init;
 mod lint;
 mod list;
 mod notifications;
 mod push;
+mod run;
 mod show;
 mod wait;
 
@@ -43,6 +45,16 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run the Telegram daemon (config: ~/.arbiter/config.json, or ARBITER_HOME/config.json).
+    Run {
+        /// Config file to use instead of the default.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
+    /// The whole loop offline: daemon + embedded fake Telegram + a scripted owner; prints every view.
+    Demo,
+    /// First-time set-up: the arbiter home, config.json (mode 0600) and optionally a systemd user unit.
+    Init(init::InitArgs),
     /// Check decision files and print what the daemon would report (exit 1 on any error).
     Lint {
         /// Plan files to check.
@@ -70,7 +82,7 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Wait until a plan is completed, then print its answers (exit 3 on timeout).
+    /// Wait until a plan is completed, then print its answers like `get` (exit 3 on timeout).
     Await {
         id: String,
         /// Give up after this long: `90`, `30s`, `10m`, `2h`, `1h30m` (default: wait forever).
@@ -105,7 +117,16 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let queue = cli.queue.as_deref();
     let result = match cli.command {
+        Command::Run { config } => return run::run(config),
         Command::Lint { files } => return lint::run(&files),
+        Command::Init(args) => return init::run(args, cli.queue),
+        Command::Demo => match crate::demo::run(&mut std::io::stdout()) {
+            Ok(()) => return ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("arbiter: {e}");
+                return ExitCode::from(exit::FAILURE);
+            }
+        },
         Command::Push { file, json } => push::run(queue, &file, json),
         Command::Status { id, json } => show::status(queue, &id, json),
         Command::Get { id, json } => show::get(queue, &id, json),
@@ -124,7 +145,7 @@ pub fn main() -> ExitCode {
 
 /// Prints an error and returns its exit code: 2 for invalid input, 1 for everything else.
 fn fail(e: &AgentError) -> ExitCode {
-    eprintln!("error: {e}");
+    eprintln!("arbiter: {e}");
     ExitCode::from(if e.is_invalid_input() {
         exit::INVALID
     } else {
@@ -134,7 +155,7 @@ fn fail(e: &AgentError) -> ExitCode {
 
 /// The queue the agent commands use (see [`agent::resolve_queue_dir`]); missing folders are created.
 fn open_queue(flag: Option<&Path>) -> Result<Queue, AgentError> {
-    let dir = agent::resolve_queue_dir(flag, &|k| std::env::var(k).ok())?;
+    let dir = agent::resolve_queue_dir(flag, &crate::config::process_env)?;
     Ok(Queue::open(dir, true)?)
 }
 

@@ -23,6 +23,16 @@ impl Diagnostic {
         }
     }
 
+    /// The reason with its line (`line 3: …`), without the path.
+    #[must_use]
+    pub fn reason_with_line(&self) -> String {
+        if self.line > 0 {
+            format!("line {}: {}", self.line, self.reason)
+        } else {
+            self.reason.clone()
+        }
+    }
+
     #[must_use]
     pub fn in_file(mut self, path: impl Into<PathBuf>) -> Diagnostic {
         self.path = Some(path.into());

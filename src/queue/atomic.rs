@@ -104,7 +104,19 @@ pub fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Removes temp files of ours older than `age` left in `dir` by a crash.
+/// The pid a temp file name carries (`….arbiter-tmp-{pid}-{n}`).
+fn temp_owner(name: &str) -> Option<u32> {
+    let rest = &name[name.find(TEMP_MARK)? + TEMP_MARK.len()..];
+    rest.split('-').next()?.parse().ok()
+}
+
+/// True when process `pid` no longer runs (so its temp files are debris, not a write in progress).
+fn is_dead(pid: u32) -> bool {
+    pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists()
+}
+
+/// Removes temp files of ours left in `dir` by a crash: those whose writer process is gone, and any older than
+/// `age` (a writer never takes that long).
 pub fn remove_stale_temps(dir: &Path, age: Duration) -> io::Result<usize> {
     let mut removed = 0;
     let now = SystemTime::now();
@@ -120,7 +132,8 @@ pub fn remove_stale_temps(dir: &Path, age: Duration) -> io::Result<usize> {
             .and_then(|m| m.modified())
             .map(|t| now.duration_since(t).unwrap_or_default() >= age)
             .unwrap_or(false);
-        if old && fs::remove_file(entry.path()).is_ok() {
+        let orphan = temp_owner(&name).is_some_and(is_dead);
+        if (old || orphan) && fs::remove_file(entry.path()).is_ok() {
             removed += 1;
         }
     }
@@ -151,6 +164,22 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 2, "no temp debris: {names:?}");
+    }
+
+    #[test]
+    fn temps_of_dead_writers_are_removed_and_live_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let live = temp_path(&dir.path().join("a.md"));
+        fs::write(&live, "writing").unwrap();
+        let dead = dir.path().join(format!(".b.md{TEMP_MARK}4000000000-1"));
+        fs::write(&dead, "debris").unwrap();
+        let agent = dir.path().join(".c.md.staging");
+        fs::write(&agent, "an agent's own staging file").unwrap();
+        assert_eq!(
+            remove_stale_temps(dir.path(), Duration::from_secs(3600)).unwrap(),
+            1
+        );
+        assert!(live.exists() && agent.exists() && !dead.exists());
     }
 
     #[test]

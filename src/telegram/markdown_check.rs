@@ -10,56 +10,7 @@
 //! Empty entities (`**`) are accepted and dropped, like Telegram does. Links are accepted with any
 //! URL; Telegram silently drops links whose URL it cannot parse.
 
-/// What a successful parse yields: the plain text and its entities (offsets in UTF-16 units).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Parsed {
-    pub plain: String,
-    pub entities: Vec<Entity>,
-}
-
-/// One formatting entity in the plain text, positioned like the Bot API does (UTF-16 units).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entity {
-    pub kind: EntityKind,
-    pub offset: usize,
-    pub length: usize,
-}
-
-/// The entity types MarkdownV2 can produce.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EntityKind {
-    Bold,
-    Italic,
-    Underline,
-    Strikethrough,
-    Spoiler,
-    Code,
-    Pre { language: Option<String> },
-    TextLink { url: String },
-    CustomEmoji { id: String },
-    Blockquote,
-    ExpandableBlockquote,
-}
-
-impl EntityKind {
-    /// The Bot API `type` string of this entity.
-    #[must_use]
-    pub fn api_name(&self) -> &'static str {
-        match self {
-            Self::Bold => "bold",
-            Self::Italic => "italic",
-            Self::Underline => "underline",
-            Self::Strikethrough => "strikethrough",
-            Self::Spoiler => "spoiler",
-            Self::Code => "code",
-            Self::Pre { .. } => "pre",
-            Self::TextLink { .. } => "text_link",
-            Self::CustomEmoji { .. } => "custom_emoji",
-            Self::Blockquote => "blockquote",
-            Self::ExpandableBlockquote => "expandable_blockquote",
-        }
-    }
-}
+pub use super::entity::{Entity, EntityKind, Parsed};
 
 const RESERVED: &str = "_*[]()~`>#+-=|{}.!";
 
@@ -288,12 +239,15 @@ impl Parser {
                 continue;
             }
             let line_end = matches!(self.at(i + 2), None | Some('\n'));
-            if c == '|' && self.at(i + 1) == Some('|') && line_end {
-                if let Some(quote) = self.quote.as_mut() {
-                    quote.expandable = true;
-                    i += 2;
-                    continue;
-                }
+            // `||` closing the last line of a quote marks it expandable.
+            if c == '|'
+                && self.at(i + 1) == Some('|')
+                && line_end
+                && let Some(quote) = self.quote.as_mut()
+            {
+                quote.expandable = true;
+                i += 2;
+                continue;
             }
             i = self.begin_entity(i, c)?;
         }

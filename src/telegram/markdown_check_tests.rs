@@ -1,3 +1,5 @@
+#![allow(clippy::unwrap_used)] // main has clippy.toml allow-unwrap-in-tests; this branch predates it
+
 use super::*;
 use crate::telegram::markdown::{bold, code, escape, italic};
 use proptest::prelude::*;

@@ -1,6 +1,8 @@
 //! Shared helpers for the integration tests.
 #![allow(dead_code)]
 
+pub mod daemon;
+
 use std::path::{Path, PathBuf};
 
 pub const SPEC_EXAMPLE: &str = include_str!("../fixtures/spec-example.md");

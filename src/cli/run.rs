@@ -1,0 +1,119 @@
+//! `arbiter run [--config F]`: load the config, set up logging, run the daemon until SIGTERM or Ctrl-C.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::config::{self, Config, process_env};
+use crate::daemon::{self, Settings};
+use crate::queue::watcher::Mode;
+
+use super::exit;
+
+pub fn run(config_path: Option<PathBuf>) -> ExitCode {
+    let path = match config_path {
+        Some(p) => p,
+        None => match config::arbiter_home(&process_env) {
+            Ok(home) => config::config_file(&home),
+            Err(e) => {
+                eprintln!("arbiter: {e}");
+                return ExitCode::from(exit::FAILURE);
+            }
+        },
+    };
+    let cfg = match Config::load(&path, &process_env) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("arbiter: {e}");
+            return ExitCode::from(exit::FAILURE);
+        }
+    };
+    let _log_guard = init_logging(&cfg.logs.dir, cfg.logs.level);
+    if let Some(w) = Config::permission_warning(&path) {
+        tracing::warn!("{w}");
+    }
+    let settings = settings_from(&cfg);
+    tracing::info!(queue = %settings.queue_dir.display(), users = settings.allowed_users.len(), "arbiter daemon starting");
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("arbiter: can't start the async runtime: {e}");
+            return ExitCode::from(exit::FAILURE);
+        }
+    };
+    match runtime.block_on(daemon::run(settings, shutdown_signal())) {
+        Ok(()) => {
+            tracing::info!("stopped");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "the daemon could not start");
+            eprintln!("arbiter: {e}");
+            ExitCode::from(exit::FAILURE)
+        }
+    }
+}
+
+/// Daemon settings from a loaded config.
+#[must_use]
+pub fn settings_from(cfg: &Config) -> Settings {
+    let mut s = Settings::new(
+        cfg.telegram.token.expose().to_owned(),
+        cfg.telegram.allowed_users.clone(),
+        cfg.queue.dir.clone(),
+    );
+    s.api_url = cfg.telegram.api_url.parse().ok();
+    s.watch = Mode::Events {
+        poll: cfg.queue.watch_interval,
+    };
+    s.notifications = cfg.notifications.enabled;
+    s
+}
+
+/// Resolves on SIGTERM (systemd stop) or SIGINT (Ctrl-C).
+async fn shutdown_signal() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        () = term => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+}
+
+/// Logs to stderr and appends to `<logs>/arbiter.log`. The token never reaches a log line: teloxide redacts it
+/// from its errors and the daemon never formats it.
+fn init_logging(dir: &Path, level: tracing::level_filters::LevelFilter) -> Option<()> {
+    use tracing_subscriber::prelude::*;
+    let filter = tracing_subscriber::EnvFilter::builder()
+        .with_default_directive(level.into())
+        .with_env_var("ARBITER_LOG")
+        .from_env_lossy();
+    let file = std::fs::create_dir_all(dir)
+        .and_then(|()| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(dir.join("arbiter.log"))
+        })
+        .ok();
+    let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    let file_layer = file.map(|f| {
+        tracing_subscriber::fmt::layer()
+            .with_ansi(false)
+            .with_writer(std::sync::Mutex::new(f))
+    });
+    let _ = tracing_subscriber::registry()
+        .with(filter)
+        .with(stderr)
+        .with(file_layer)
+        .try_init();
+    Some(())
+}

@@ -1,0 +1,58 @@
+//! "Did you mean ...?" for misspelt config keys.
+
+/// The known key closest to a misspelt one: same letters ignoring case, `_` and `-`, or at most two edits.
+pub(super) fn did_you_mean<'k>(unknown: &str, known: &[&'k str]) -> Option<&'k str> {
+    let normal = |key: &str| {
+        key.chars()
+            .filter(|c| *c != '_' && *c != '-')
+            .collect::<String>()
+            .to_lowercase()
+    };
+    let wanted = normal(unknown);
+    known
+        .iter()
+        .map(|key| (*key, edit_distance(&wanted, &normal(key))))
+        .filter(|(key, distance)| *distance <= 2 && *distance < key.len() / 2)
+        .min_by_key(|(_, distance)| *distance)
+        .map(|(key, _)| key)
+}
+
+/// Levenshtein distance, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != *cb);
+            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::walk::{QUEUE_KEYS, SECTIONS, TELEGRAM_KEYS};
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(
+            did_you_mean("alowedUsers", &TELEGRAM_KEYS),
+            Some("allowedUsers")
+        );
+        assert_eq!(
+            did_you_mean("allowed_users", &TELEGRAM_KEYS),
+            Some("allowedUsers")
+        );
+        assert_eq!(
+            did_you_mean("watch_interval", &QUEUE_KEYS),
+            Some("watchInterval")
+        );
+        assert_eq!(did_you_mean("telgram", &SECTIONS), Some("telegram"));
+        assert_eq!(did_you_mean("color", &SECTIONS), None);
+        assert_eq!(did_you_mean("x", &QUEUE_KEYS), None);
+    }
+}

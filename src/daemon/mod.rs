@@ -1,0 +1,265 @@
+//! `arbiter run`: the Telegram daemon. Long-polls the Bot API, hands each user's updates to that user's worker
+//! (in order), watches pending/ for new plans, and never exits on API errors — only on SIGTERM/SIGINT or the
+//! shutdown future.
+
+mod announce;
+pub mod api;
+mod callbacks;
+mod context;
+pub mod lockfile;
+mod messages;
+mod state;
+
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use teloxide::prelude::*;
+use teloxide::types::{Update, UpdateKind};
+use tokio::sync::mpsc;
+
+use crate::queue::watcher::{self, Mode};
+use crate::queue::{Queue, StoreError};
+
+use api::{Api, Patience, retry};
+use context::Ctx;
+use state::State;
+
+pub use messages::{Command, parse_command};
+
+/// Everything the daemon needs to run; built from the config file by the CLI, or directly by tests and the demo.
+#[derive(Clone)]
+pub struct Settings {
+    pub token: String,
+    /// Bot API base URL; `None` = Telegram's.
+    pub api_url: Option<url::Url>,
+    pub allowed_users: Vec<u64>,
+    pub queue_dir: PathBuf,
+    pub watch: Mode,
+    pub notifications: bool,
+    /// getUpdates long-poll timeout.
+    pub poll_timeout: Duration,
+    /// HTTP timeout of every other call (the long poll gets this plus its own timeout).
+    pub http_timeout: Duration,
+}
+
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settings")
+            .field("token", &"<redacted>")
+            .field("api_url", &self.api_url.as_ref().map(url::Url::as_str))
+            .field("allowed_users", &self.allowed_users)
+            .field("queue_dir", &self.queue_dir)
+            .field("watch", &self.watch)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Settings {
+    /// Defaults for everything but the token, users and queue.
+    #[must_use]
+    pub fn new(token: String, allowed_users: Vec<u64>, queue_dir: PathBuf) -> Settings {
+        Settings {
+            token,
+            api_url: None,
+            allowed_users,
+            queue_dir,
+            watch: Mode::Events {
+                poll: Duration::from_millis(1000),
+            },
+            notifications: true,
+            poll_timeout: Duration::from_secs(10),
+            http_timeout: Duration::from_secs(17),
+        }
+    }
+}
+
+/// Why the daemon could not start (once running, it does not stop on errors).
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    #[error(transparent)]
+    Lock(#[from] lockfile::LockError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("can't build the HTTP client: {0}")]
+    Client(String),
+}
+
+/// Runs the daemon until `shutdown` resolves.
+pub async fn run(
+    settings: Settings,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), DaemonError> {
+    let queue = Queue::open(&settings.queue_dir, settings.notifications)?;
+    let _lock = lockfile::acquire(queue.root())?;
+    let recovered = queue.recover()?;
+    for l in &recovered {
+        tracing::info!(plan = %l.plan.id, "finished a submit interrupted by a crash");
+    }
+
+    let client = teloxide::net::default_reqwest_settings()
+        .timeout(settings.http_timeout)
+        .build()
+        .map_err(|e| DaemonError::Client(e.to_string()))?;
+    let mut bot = Bot::with_client(settings.token.clone(), client);
+    if let Some(url) = &settings.api_url {
+        bot = bot.set_api_url(url.clone());
+    }
+    let ctx = Ctx {
+        api: Api { bot: bot.clone() },
+        queue: queue.clone(),
+        state: Arc::new(State::default()),
+        allowed: Arc::new(settings.allowed_users.iter().copied().collect()),
+    };
+
+    let polling = poll(ctx.clone(), settings.clone());
+    tokio::pin!(polling);
+    tokio::pin!(shutdown);
+    tokio::select! {
+        () = &mut polling => {}
+        () = &mut shutdown => tracing::info!("shutting down"),
+    }
+    Ok(())
+}
+
+/// Start-up calls, the watcher, then the getUpdates loop. Runs until cancelled.
+async fn poll(ctx: Ctx, settings: Settings) {
+    let me = retry("getMe", Patience::Persistent, || {
+        ctx.api.bot.get_me().send()
+    })
+    .await;
+    match me {
+        Ok(me) => tracing::info!(bot = %me.username(), "connected to the Bot API"),
+        Err(e) => tracing::error!(error = %e, "getMe failed"),
+    }
+    let api = ctx.api.clone();
+    tokio::spawn(async move {
+        if let Err(e) = api.set_commands().await {
+            tracing::warn!(error = %e, "setMyCommands failed");
+        }
+    });
+
+    // Drop updates sent while the daemon was down: stale taps on views that no longer match.
+    let mut offset: i32 = 0;
+    let dropped = retry("getUpdates", Patience::Persistent, || {
+        ctx.api.bot.get_updates().offset(-1).timeout(0).send()
+    })
+    .await;
+    if let Ok(updates) = dropped
+        && let Some(last) = updates.last()
+    {
+        offset = next_offset(last);
+    }
+
+    let (watch, signals) = watcher::watch(&[ctx.queue.pending_dir()], settings.watch);
+    let (notice_tx, notice_rx) = mpsc::unbounded_channel();
+    let watching = tokio::spawn(announce::watch_loop(ctx.clone(), signals, notice_tx));
+    let announcing = tokio::spawn(announce::announcer(ctx.clone(), notice_rx));
+    let _guards = (watch, AbortOnDrop(watching), AbortOnDrop(announcing));
+
+    let mut workers: HashMap<u64, mpsc::UnboundedSender<Update>> = HashMap::new();
+    let mut refused: HashSet<u64> = HashSet::new();
+    let mut backoff = Duration::from_millis(200);
+    let poll_secs = u32::try_from(settings.poll_timeout.as_secs()).unwrap_or(10);
+    loop {
+        match ctx
+            .api
+            .bot
+            .get_updates()
+            .offset(offset)
+            .timeout(poll_secs)
+            .send()
+            .await
+        {
+            Ok(updates) => {
+                backoff = Duration::from_millis(200);
+                for update in updates {
+                    offset = next_offset(&update);
+                    dispatch(&ctx, &mut workers, &mut refused, update);
+                }
+            }
+            Err(e) => {
+                let wait = match &e {
+                    teloxide::RequestError::RetryAfter(s) => s.duration(),
+                    _ => backoff,
+                };
+                tracing::warn!(error = %e, wait_ms = wait.as_millis() as u64, "getUpdates failed; polling again");
+                tokio::time::sleep(wait).await;
+                backoff = (backoff * 2).min(Duration::from_secs(30));
+            }
+        }
+    }
+}
+
+fn next_offset(update: &Update) -> i32 {
+    i32::try_from(update.id.0).map_or(i32::MAX, |id| id.saturating_add(1))
+}
+
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Hands an update to its user's worker (one per user, so each user's updates are handled in order while users
+/// don't wait for each other). Updates from anyone not allowed never reach a worker.
+fn dispatch(
+    ctx: &Ctx,
+    workers: &mut HashMap<u64, mpsc::UnboundedSender<Update>>,
+    refused: &mut HashSet<u64>,
+    update: Update,
+) {
+    let Some(user) = update.from().map(|u| u.id.0) else {
+        return;
+    };
+    if !ctx.is_allowed(user) {
+        tracing::info!(user, "update from a user not in allowedUsers ignored");
+        refuse(ctx, refused, user, &update);
+        return;
+    }
+    let sender = workers.entry(user).or_insert_with(|| {
+        let (tx, mut rx) = mpsc::unbounded_channel::<Update>();
+        let ctx = ctx.clone();
+        tokio::spawn(async move {
+            while let Some(update) = rx.recv().await {
+                handle(&ctx, update).await;
+            }
+        });
+        tx
+    });
+    let _ = sender.send(update);
+}
+
+/// Outsiders get a fixed refusal and no plan data: their taps are answered with it, and their first message
+/// gets it once (so they know the bot is private, and can't make it talk in a loop).
+fn refuse(ctx: &Ctx, refused: &mut HashSet<u64>, user: u64, update: &Update) {
+    const REFUSAL: &str = "⛔ This bot is private.";
+    let api = ctx.api.clone();
+    match &update.kind {
+        UpdateKind::CallbackQuery(q) => {
+            let id = q.id.0.clone();
+            tokio::spawn(async move {
+                let _ = api.answer_callback(&id, Some(REFUSAL), true).await;
+            });
+        }
+        UpdateKind::Message(m) if refused.len() < 10_000 && refused.insert(user) => {
+            let chat = m.chat.id;
+            tokio::spawn(async move {
+                let _ = api.bot.send_message(chat, REFUSAL).send().await;
+            });
+        }
+        _ => {}
+    }
+}
+
+async fn handle(ctx: &Ctx, update: Update) {
+    match update.kind {
+        UpdateKind::Message(m) => messages::handle(ctx, m).await,
+        UpdateKind::CallbackQuery(q) => callbacks::handle(ctx, q).await,
+        _ => {}
+    }
+}

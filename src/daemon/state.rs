@@ -1,0 +1,147 @@
+//! What the daemon keeps in memory: the last scan of pending/ (a cache for drawing views and resolving button
+//! references — every edit re-reads the file), who is typing a custom answer, and what was already announced.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard, PoisonError, RwLock};
+use std::time::{Instant, SystemTime};
+
+use crate::queue::{Loaded, Problem};
+use crate::telegram::callback::{PlanRef, plan_ref};
+
+/// Pending plans from the last scan, in queue order, with their button references.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    pub plans: Vec<Loaded>,
+    by_ref: HashMap<PlanRef, usize>,
+}
+
+impl Snapshot {
+    #[must_use]
+    pub fn new(plans: Vec<Loaded>) -> Snapshot {
+        let by_ref = plans
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (plan_ref(&l.plan.id), i))
+            .collect();
+        Snapshot { plans, by_ref }
+    }
+
+    #[must_use]
+    pub fn by_ref(&self, r: &PlanRef) -> Option<&Loaded> {
+        self.by_ref.get(r).map(|&i| &self.plans[i])
+    }
+}
+
+/// The owner asked to type a custom answer for this decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CustomMode {
+    pub plan_id: String,
+    pub decision_id: String,
+    /// The force-reply prompt, so a reply to it is recognised even after other messages.
+    pub prompt: Option<i32>,
+}
+
+/// A malformed file seen by a scan, and when that version was first seen (warnings wait for it to settle).
+#[derive(Debug, Clone)]
+pub struct SeenProblem {
+    pub version: (u64, Option<SystemTime>),
+    pub first_seen: Instant,
+    pub warned: bool,
+}
+
+/// The daemon's in-memory state, shared by the update workers and the watcher.
+#[derive(Debug, Default)]
+pub struct State {
+    snapshot: RwLock<Snapshot>,
+    custom: Mutex<HashMap<u64, CustomMode>>,
+    /// Prompts by message id → what they asked for (a reply to an older prompt still answers its decision).
+    prompts: Mutex<HashMap<i32, CustomMode>>,
+    pub announced: Mutex<HashSet<String>>,
+    pub problems: Mutex<HashMap<PathBuf, SeenProblem>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl State {
+    pub fn set_snapshot(&self, snapshot: Snapshot) {
+        *self
+            .snapshot
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = snapshot;
+    }
+
+    /// Runs `f` on the current snapshot.
+    pub fn with_snapshot<T>(&self, f: impl FnOnce(&Snapshot) -> T) -> T {
+        f(&self.snapshot.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    pub fn start_custom(&self, user: u64, mode: CustomMode) {
+        if let Some(p) = mode.prompt {
+            lock(&self.prompts).insert(p, mode.clone());
+        }
+        lock(&self.custom).insert(user, mode);
+    }
+
+    /// Ends custom mode for `user`; returns what they were answering.
+    pub fn take_custom(&self, user: u64) -> Option<CustomMode> {
+        lock(&self.custom).remove(&user)
+    }
+
+    #[must_use]
+    pub fn custom(&self, user: u64) -> Option<CustomMode> {
+        lock(&self.custom).get(&user).cloned()
+    }
+
+    #[must_use]
+    pub fn prompt(&self, message: i32) -> Option<CustomMode> {
+        lock(&self.prompts).get(&message).cloned()
+    }
+
+    pub fn forget_prompt(&self, message: i32) {
+        lock(&self.prompts).remove(&message);
+    }
+
+    pub fn lock_announced(&self) -> MutexGuard<'_, HashSet<String>> {
+        lock(&self.announced)
+    }
+
+    pub fn lock_problems(&self) -> MutexGuard<'_, HashMap<PathBuf, SeenProblem>> {
+        lock(&self.problems)
+    }
+}
+
+/// Problems worth a warning now: seen with the same version for at least `settle` (a file still being written
+/// is not malformed, just unfinished). Marks them warned so each version is reported once.
+pub fn problems_to_warn(
+    state: &State,
+    problems: &[Problem],
+    now: Instant,
+    settle: std::time::Duration,
+) -> Vec<Problem> {
+    let mut seen = state.lock_problems();
+    let current: HashSet<&PathBuf> = problems.iter().map(|p| &p.path).collect();
+    seen.retain(|path, _| current.contains(path));
+    let mut out = Vec::new();
+    for p in problems {
+        let entry = seen.entry(p.path.clone()).or_insert(SeenProblem {
+            version: p.version,
+            first_seen: now,
+            warned: false,
+        });
+        if entry.version != p.version {
+            *entry = SeenProblem {
+                version: p.version,
+                first_seen: now,
+                warned: false,
+            };
+        }
+        if !entry.warned && now.duration_since(entry.first_seen) >= settle {
+            entry.warned = true;
+            out.push(p.clone());
+        }
+    }
+    out
+}

@@ -1,0 +1,300 @@
+//! `arbiter init`: first-time set-up of the arbiter home, `config.json` and (optionally) the systemd unit.
+
+mod files;
+mod prompt;
+mod unit;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::config::{self, ConfigError};
+pub use files::{Outcome, Step};
+pub use prompt::{InitIo, TerminalIo};
+pub use unit::{SYSTEMD_UNIT, render_unit};
+
+/// What `arbiter init` was asked to do. Build it with [`InitOptions::from_env`], then fill in the flags.
+#[derive(Debug, Clone, Default)]
+pub struct InitOptions {
+    /// The arbiter home to set up (`ARBITER_HOME`, else `~/.arbiter`).
+    pub home: PathBuf,
+    /// The user's home (`HOME`): paths under it are written as `~/...` in config.json.
+    pub user_home: Option<PathBuf>,
+    /// Where `systemd: true` installs `arbiter.service` (`$XDG_CONFIG_HOME/systemd/user`).
+    pub systemd_unit_dir: Option<PathBuf>,
+    /// `--token`: `Some("")` means "no token in the file, use ARBITER_TELEGRAM_TOKEN"; `None` asks.
+    pub token: Option<String>,
+    /// `--user` (repeatable); empty asks, or fails when not interactive.
+    pub users: Vec<u64>,
+    /// `--api-url`; default Telegram's.
+    pub api_url: Option<String>,
+    /// `--queue`; default `<home>/queue`. `~` is expanded, a relative path made absolute.
+    pub queue: Option<PathBuf>,
+    /// `--systemd`: also install the systemd user unit.
+    pub systemd: bool,
+    /// `--force`: replace an existing config.json / unit file.
+    pub force: bool,
+    /// The arbiter binary for the unit's `ExecStart` (pass `std::env::current_exe().ok()`);
+    /// `None` keeps `%h/.cargo/bin/arbiter`.
+    pub executable: Option<PathBuf>,
+}
+
+impl InitOptions {
+    /// Home, user home and unit folder from the environment (see [`config::process_env`]); no flags set.
+    pub fn from_env(env: &impl Fn(&str) -> Option<String>) -> Result<InitOptions, InitError> {
+        Ok(InitOptions {
+            home: config::arbiter_home(env)?,
+            user_home: config::user_home(env),
+            systemd_unit_dir: config::systemd_user_unit_dir(env),
+            ..InitOptions::default()
+        })
+    }
+}
+
+/// What `init` did, in order, and what the user should do next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InitReport {
+    pub steps: Vec<Step>,
+    pub next_steps: Vec<String>,
+}
+
+impl fmt::Display for InitReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for step in &self.steps {
+            writeln!(f, "{step}")?;
+        }
+        if !self.next_steps.is_empty() {
+            writeln!(f, "\nNext:")?;
+        }
+        for next in &self.next_steps {
+            writeln!(f, "  {next}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why `init` stopped. Display is the one-line message for the user.
+#[derive(Debug, thiserror::Error)]
+pub enum InitError {
+    #[error(transparent)]
+    Home(#[from] ConfigError),
+    #[error("{}: already exists; pass --force to overwrite it", path.display())]
+    Exists { path: PathBuf },
+    #[error(
+        "no Telegram user id given: pass --user <id> (send any message to @userinfobot to learn yours)"
+    )]
+    NoUsers,
+    #[error("--user {0}: not a Telegram user id (a positive whole number)")]
+    InvalidUser(String),
+    #[error(
+        "--token: does not look like a bot token (expected digits, a colon, then letters, digits, - and _, \
+         e.g. 123456:ABC-DEF1234ghIkl)"
+    )]
+    InvalidToken,
+    #[error("--api-url: {0}")]
+    InvalidApiUrl(String),
+    #[error("{}: cannot expand ~ because HOME is not set", path.display())]
+    NoUserHome { path: PathBuf },
+    #[error("{}: not valid UTF-8, so config.json cannot hold it", path.display())]
+    NonUtf8Path { path: PathBuf },
+    #[error("cannot find the systemd user folder: set XDG_CONFIG_HOME or HOME")]
+    NoUnitDir,
+    #[error("cannot {action} {}: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot read the answer from the terminal: {0}")]
+    Prompt(std::io::Error),
+}
+
+/// Sets up the arbiter home for the CLI's `arbiter init`:
+/// creates `<home>/queue/{pending,completed,notify}` (or under `--queue`) and `<home>/logs`, writes
+/// `<home>/config.json` with mode 0600 and, with `--systemd`, the user unit `arbiter.service`.
+///
+/// Flags the CLI should map onto [`InitOptions`]: `--token TOKEN`, `--user ID` (repeatable),
+/// `--api-url URL`, `--queue DIR`, `--systemd`, `--force`. A missing token or user id is asked for when
+/// `io` is interactive (an empty token means "use ARBITER_TELEGRAM_TOKEN"); without a terminal a
+/// missing user id is an error and a missing token is left to the environment. Existing files are never
+/// replaced without `force`, and that check happens before anything is asked or created. systemctl is
+/// never run: the report says what to run. (`--token` lands in shell history and `ps`; the prompt or
+/// `ARBITER_TELEGRAM_TOKEN` in `<home>/env` are the safer ways, and the CLI help should say so.)
+pub fn init(opts: InitOptions, io: &mut dyn InitIo) -> Result<InitReport, InitError> {
+    let home = absolute(&opts.home)?;
+    let config_path = config::config_file(&home);
+    let unit_path = match (opts.systemd, &opts.systemd_unit_dir) {
+        (false, _) => None,
+        (true, None) => return Err(InitError::NoUnitDir),
+        (true, Some(dir)) => Some(dir.join("arbiter.service")),
+    };
+    if !opts.force {
+        for path in std::iter::once(&config_path).chain(&unit_path) {
+            if files::exists(path) {
+                return Err(InitError::Exists { path: path.clone() });
+            }
+        }
+    }
+
+    let token = match opts.token {
+        Some(token) => Some(token.trim().to_owned()),
+        None if io.interactive() => Some(prompt::ask_token(io)?),
+        None => None,
+    }
+    .filter(|token| !token.is_empty());
+    if token
+        .as_deref()
+        .is_some_and(|token| !config::looks_like_token(token))
+    {
+        return Err(InitError::InvalidToken);
+    }
+    let users = match opts.users.as_slice() {
+        [] if io.interactive() => prompt::ask_users(io)?,
+        [] => return Err(InitError::NoUsers),
+        users => users.to_vec(),
+    };
+    if let Some(bad) = users.iter().find(|id| **id == 0) {
+        return Err(InitError::InvalidUser(bad.to_string()));
+    }
+    let api_url = config::check_api_url(opts.api_url.as_deref().unwrap_or(config::DEFAULT_API_URL))
+        .map_err(InitError::InvalidApiUrl)?;
+    let queue_dir = match &opts.queue {
+        Some(queue) => absolute(&expand(queue, opts.user_home.as_deref())?)?,
+        None => config::default_queue_dir(&home),
+    };
+    let logs_dir = config::default_logs_dir(&home);
+
+    let mut steps = Vec::new();
+    steps.push(files::create_private_dir(&home)?);
+    for sub in ["pending", "completed", "notify"] {
+        steps.push(files::create_private_dir(&queue_dir.join(sub))?);
+    }
+    steps.push(files::create_private_dir(&logs_dir)?);
+
+    let shown = |path: &Path| display_path(path, opts.user_home.as_deref());
+    let file = ConfigFile {
+        telegram: TelegramSection {
+            token: token.as_deref(),
+            allowed_users: &users,
+            api_url: &api_url,
+        },
+        queue: QueueSection {
+            dir: shown(&queue_dir)?,
+            watch_interval: 1000,
+        },
+        notifications: NotificationsSection { enabled: true },
+        logs: LogsSection {
+            dir: shown(&logs_dir)?,
+            level: "info",
+        },
+    };
+    // Cannot fail (string keys, plain values), but no panic on the off chance.
+    let mut json = serde_json::to_string_pretty(&file).map_err(|error| InitError::Io {
+        action: "serialize",
+        path: config_path.clone(),
+        source: std::io::Error::other(error),
+    })?;
+    json.push('\n');
+    steps.push(files::write_file(&config_path, &json, 0o600, opts.force)?);
+
+    let mut next_steps = Vec::new();
+    if token.is_none() {
+        next_steps.push(format!(
+            "no token in config.json: put ARBITER_TELEGRAM_TOKEN=<token from @BotFather> in {} \
+             (mode 0600) or export it before `arbiter run`",
+            home.join("env").display()
+        ));
+    }
+    match unit_path {
+        Some(unit_path) => {
+            let text = render_unit(
+                &home,
+                &queue_dir,
+                opts.user_home.as_deref(),
+                opts.executable.as_deref(),
+            );
+            if let Some(dir) = unit_path.parent() {
+                files::create_dir(dir)?;
+            }
+            steps.push(files::write_file(&unit_path, &text, 0o644, opts.force)?);
+            next_steps.push(
+                "systemctl --user daemon-reload && systemctl --user enable --now arbiter".into(),
+            );
+            next_steps.push(
+                "loginctl enable-linger \"$USER\"   # keep it running while logged out".into(),
+            );
+        }
+        None => {
+            next_steps.push("arbiter run   # start the daemon (or: arbiter init --systemd)".into())
+        }
+    }
+    Ok(InitReport { steps, next_steps })
+}
+
+/// `~` expanded against the user's home.
+fn expand(path: &Path, user_home: Option<&Path>) -> Result<PathBuf, InitError> {
+    let Some(raw) = path.to_str() else {
+        return Ok(path.to_path_buf());
+    };
+    config::expand_tilde(raw, user_home).ok_or_else(|| InitError::NoUserHome { path: path.into() })
+}
+
+/// Made absolute against the current folder: config.json would otherwise read it relative to itself.
+fn absolute(path: &Path) -> Result<PathBuf, InitError> {
+    std::path::absolute(path).map_err(|source| InitError::Io {
+        action: "resolve",
+        path: path.into(),
+        source,
+    })
+}
+
+/// How a path is written into config.json: `~/...` under the user's home, else absolute.
+fn display_path(path: &Path, user_home: Option<&Path>) -> Result<String, InitError> {
+    let non_utf8 = || InitError::NonUtf8Path { path: path.into() };
+    if let Some(rest) = user_home.and_then(|home| path.strip_prefix(home).ok())
+        && !rest.as_os_str().is_empty()
+    {
+        return Ok(format!("~/{}", rest.to_str().ok_or_else(non_utf8)?));
+    }
+    path.to_str().map(str::to_owned).ok_or_else(non_utf8)
+}
+
+/// config.json as written by `init`: every key, in the documented order.
+#[derive(Serialize)]
+struct ConfigFile<'a> {
+    telegram: TelegramSection<'a>,
+    queue: QueueSection,
+    notifications: NotificationsSection,
+    logs: LogsSection,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TelegramSection<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    token: Option<&'a str>,
+    allowed_users: &'a [u64],
+    api_url: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct QueueSection {
+    dir: String,
+    watch_interval: u64,
+}
+
+#[derive(Serialize)]
+struct NotificationsSection {
+    enabled: bool,
+}
+
+#[derive(Serialize)]
+struct LogsSection {
+    dir: String,
+    level: &'static str,
+}
+
+#[cfg(test)]
+mod tests;
