@@ -88,14 +88,9 @@ impl OptionSpec {
 pub fn from_json(text: &str) -> Result<PlanSpec, String> {
     let mut de = serde_json::Deserializer::from_str(text);
     let spec: PlanSpec = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
         let inner = e.inner();
         let reason = strip_position(&inner.to_string());
-        let at = if path.is_empty() || path == "." {
-            String::new()
-        } else {
-            format!("{path}: ")
-        };
+        let at = location(e.path(), &reason);
         format!("{}:{}: {at}{reason}", inner.line(), inner.column())
     })?;
     de.end().map_err(|e| {
@@ -112,14 +107,23 @@ pub fn from_json(text: &str) -> Result<PlanSpec, String> {
 /// Reads a JSON plan spec from an already-parsed value (the MCP tool's arguments).
 pub fn from_value(value: serde_json::Value) -> Result<PlanSpec, String> {
     serde_path_to_error::deserialize(value).map_err(|e| {
-        let path = e.path().to_string();
         let reason = e.inner().to_string();
-        if path.is_empty() || path == "." {
-            reason
-        } else {
-            format!("{path}: {reason}")
-        }
+        format!("{}{reason}", location(e.path(), &reason))
     })
+}
+
+/// `decisions[0].options[1]: ` for an error at that place; an unknown field is named by the reason already, so
+/// the path stops at the object holding it.
+fn location(path: &serde_path_to_error::Path, reason: &str) -> String {
+    let mut at = path.to_string();
+    if reason.starts_with("unknown field") {
+        at.truncate(at.rfind('.').unwrap_or(0));
+    }
+    if at.is_empty() || at == "." {
+        String::new()
+    } else {
+        format!("{at}: ")
+    }
 }
 
 /// serde_json appends " at line L column C"; the message carries the position itself.

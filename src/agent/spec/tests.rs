@@ -59,14 +59,14 @@ fn error(json: &str) -> String {
 fn errors_name_the_place_and_the_reason() {
     assert_eq!(
         error(r#"{"title": "T", "colour": "red", "decisions": []}"#),
-        "1:24: unknown field `colour`, expected one of `id`, `title`, `tag`, `priority`, `agent`, `session`, \
+        "1:23: unknown field `colour`, expected one of `id`, `title`, `tag`, `priority`, `agent`, `session`, \
          `notify_session`, `context`, `decisions`"
     );
     assert_eq!(
         error(
             "{\"title\": \"T\",\n \"decisions\": [{\"title\": \"A\", \"options\": [{\"key\": \"a\", \"lable\": \"x\"}]}]}"
         ),
-        "2:57: decisions[0].options[0]: unknown field `lable`, expected `key` or `label`"
+        "2:62: decisions[0].options[0]: unknown field `lable`, expected `key` or `label`"
     );
     assert_eq!(
         error(r#"{"title": "T", "decisions": [{"title": "A"}], "priority": "asap"}"#),
@@ -96,7 +96,7 @@ fn errors_name_the_place_and_the_reason() {
     );
     assert_eq!(
         error(r#"{"title": "T", "decisions": [{"title": "A"}]} x"#),
-        "1:48: trailing characters"
+        "1:47: trailing characters"
     );
     assert_eq!(
         error(r#"{"title": "T", "decisions": [{"title": "A", "options": [{"key": "`a`"}]}]}"#),
