@@ -4,7 +4,12 @@
 
 mod support;
 
+mod cli;
+mod cli_await;
+mod cli_notifications;
+mod cli_support;
 mod crash;
 mod daemon;
 mod daemon_edges;
+mod mcp;
 mod store;

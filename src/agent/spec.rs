@@ -119,7 +119,9 @@ fn location(path: &serde_path_to_error::Path, reason: &str) -> String {
     if reason.starts_with("unknown field") {
         at.truncate(at.rfind('.').unwrap_or(0));
     }
-    if at.is_empty() || at == "." {
+    // `?` marks a place serde could not name (the input ended early).
+    let at = at.trim_end_matches('?').trim_end_matches('.');
+    if at.is_empty() {
         String::new()
     } else {
         format!("{at}: ")

@@ -12,7 +12,7 @@ use crate::queue::Loaded;
 pub fn run(queue: Option<&Path>, json: bool) -> Result<ExitCode, AgentError> {
     let scan = super::open_queue(queue)?.scan_pending()?;
     for problem in &scan.problems {
-        eprintln!("warning: {}", problem.diagnostic);
+        eprintln!("arbiter: warning: {}", problem.diagnostic);
     }
     let mut plans = scan.plans;
     plans.sort_by(|a, b| {

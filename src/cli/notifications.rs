@@ -24,7 +24,7 @@ pub fn run(
                     reports.push(report);
                     printed.push(n);
                 }
-                Err(e) => eprintln!("warning: {e}"),
+                Err(e) => eprintln!("arbiter: warning: {e}"),
             }
         }
         super::print_json(&reports)?;

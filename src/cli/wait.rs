@@ -31,7 +31,7 @@ pub fn run(
         WaitOutcome::TimedOut(loaded) => {
             let p = &loaded.plan;
             eprintln!(
-                "timeout: plan `{id}` is not completed after {} ({}, {}/{} answered, {} remaining)",
+                "arbiter: timed out: plan `{id}` is not completed after {} ({}, {}/{} answered, {} remaining)",
                 super::duration::format(timeout.unwrap_or_default()),
                 p.status,
                 p.answered(),

@@ -1,0 +1,232 @@
+//! `arbiter mcp` spoken to over its stdin/stdout as an MCP client would: newline-delimited JSON-RPC.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use arbiter_zebu::plan::Edit;
+use arbiter_zebu::queue::Queue;
+use serde_json::{Value, json};
+
+use crate::support::TempQueue;
+
+/// A running `arbiter mcp` and the JSON lines it wrote.
+struct Client {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    next_id: u64,
+}
+
+impl Client {
+    fn start(q: &TempQueue) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .arg("--queue")
+            .arg(q.root())
+            .arg("mcp")
+            .env_remove("ARBITER_QUEUE")
+            .env_remove("ARBITER_HOME")
+            .env("HOME", q.root())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Client {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            next_id: 1,
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Sends a request and returns the response with its id; every line on stdout must be JSON-RPC.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(30))
+                .expect("a response within 30 s");
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+            assert_eq!(message["jsonrpc"], "2.0", "{line}");
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+    }
+
+    /// Calls a tool and returns its result (`content`, `structuredContent`, `isError`).
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let response = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        assert!(response.get("error").is_none(), "{response}");
+        response["result"].clone()
+    }
+}
+
+fn error_text(result: &Value) -> &str {
+    assert_eq!(result["isError"], json!(true), "{result}");
+    result["content"][0]["text"].as_str().unwrap()
+}
+
+#[test]
+fn push_get_await_over_stdio() {
+    let q = TempQueue::new();
+    let mut mcp = Client::start(&q);
+    let init = mcp.request(
+        "initialize",
+        json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test-client", "version": "1.0.0"}
+        }),
+    );
+    let result = &init["result"];
+    assert_eq!(result["protocolVersion"], "2025-06-18", "{init}");
+    assert_eq!(result["serverInfo"]["name"], "arbiter");
+    assert!(result["capabilities"]["tools"].is_object(), "{init}");
+    mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    let tools = mcp.request("tools/list", json!({}));
+    let tools = tools["result"]["tools"].as_array().unwrap().clone();
+    let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "arbiter_await",
+            "arbiter_get",
+            "arbiter_push",
+            "arbiter_status"
+        ]
+    );
+    let schema = |name: &str| {
+        tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .map(|t| t["inputSchema"].clone())
+            .unwrap()
+    };
+    let push = schema("arbiter_push");
+    assert_eq!(push["type"], "object");
+    assert_eq!(push["required"], json!(["title", "decisions"]));
+    assert!(push["properties"]["decisions"].is_object(), "{push}");
+    assert_eq!(schema("arbiter_get")["required"], json!(["id"]));
+    assert!(schema("arbiter_await")["properties"]["timeout_seconds"].is_object());
+
+    let pushed = mcp.call(
+        "arbiter_push",
+        json!({
+            "title": "Ship it?", "agent": "mcp-agent", "priority": "high",
+            "decisions": [{"title": "Release now", "options": [{"key": "yes"}, {"key": "no", "label": "Wait"}]}]
+        }),
+    );
+    assert_eq!(pushed["isError"], json!(false), "{pushed}");
+    let id = pushed["structuredContent"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let name = format!("mcp-agent-ship-it-{id}.md");
+    assert_eq!(q.files("pending"), [name.clone()]);
+    assert_eq!(
+        pushed["structuredContent"]["path"],
+        json!(q.root().join("pending").join(&name))
+    );
+
+    let got = mcp.call("arbiter_get", json!({"id": id}));
+    let state = &got["structuredContent"];
+    assert_eq!(
+        (&state["status"], &state["priority"], &state["total"]),
+        (&json!("pending"), &json!("high"), &json!(1))
+    );
+    assert_eq!(state["decisions"][0]["id"], "release-now");
+    assert_eq!(state["answers"], json!({"release-now": null}));
+    let status = mcp.call("arbiter_status", json!({"id": id}));
+    assert_eq!(status["structuredContent"]["remaining"], json!(1));
+
+    let waited = mcp.call("arbiter_await", json!({"id": id, "timeout_seconds": 1}));
+    assert_eq!(waited["isError"], json!(false), "{waited}");
+    assert_eq!(waited["structuredContent"]["status"], "pending");
+    assert_eq!(
+        waited["structuredContent"]["message"],
+        "not completed after 1s; call arbiter_await again"
+    );
+
+    let again = mcp.call(
+        "arbiter_push",
+        json!({"id": id, "title": "T", "decisions": [{"title": "A"}]}),
+    );
+    assert_eq!(
+        error_text(&again),
+        format!(
+            "a plan with id `{id}` is already pending ({}); pick another id or leave it out",
+            q.root().join("pending").join(&name).display()
+        )
+    );
+
+    let queue = Queue::open(q.root(), true).unwrap();
+    let yes = Edit::Answer {
+        decision: "release-now".into(),
+        key: "yes".into(),
+        label: "yes".into(),
+    };
+    queue
+        .edit(&id, &yes, Some("7"), "2026-02-01T10:00:00Z")
+        .unwrap();
+    queue
+        .edit(&id, &Edit::Submit, Some("7"), "2026-02-01T10:00:00Z")
+        .unwrap();
+    let done = mcp.call("arbiter_await", json!({"id": id, "timeout_seconds": 30}));
+    assert_eq!(done["structuredContent"]["status"], "completed");
+    assert_eq!(
+        done["structuredContent"]["answers"],
+        json!({"release-now": "yes"})
+    );
+
+    // Failures are tool errors with the CLI's messages, and the server keeps serving.
+    let unknown = mcp.call("arbiter_get", json!({"id": "nope"}));
+    assert_eq!(error_text(&unknown), "no plan with id `nope` in the queue");
+    let unknown = mcp.call("arbiter_await", json!({"id": "nope", "timeout_seconds": 5}));
+    assert_eq!(error_text(&unknown), "no plan with id `nope` in the queue");
+    let bad = mcp.call(
+        "arbiter_push",
+        json!({"title": "T", "colour": "red", "decisions": []}),
+    );
+    assert!(
+        error_text(&bad).starts_with("unknown field `colour`, expected one of `id`, `title`"),
+        "{bad}"
+    );
+    let bad = mcp.call(
+        "arbiter_push",
+        json!({"title": "T", "priority": "asap", "decisions": [{"title": "A"}]}),
+    );
+    assert_eq!(
+        error_text(&bad),
+        "priority: unknown priority `asap`: use low, normal, high or urgent"
+    );
+
+    // Closing stdin ends the server cleanly.
+    drop(mcp.stdin.take());
+    let status = mcp.child.wait().unwrap();
+    assert!(status.success(), "{status}");
+}
