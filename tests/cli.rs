@@ -87,7 +87,7 @@ fn push_json_without_id_gets_a_fresh_one_and_prints_id_and_path() {
     let id = v["id"].as_str().unwrap();
     assert_eq!(id.len(), 8);
     let name = format!("agent-ship-it-{id}.md");
-    assert_eq!(q.files("pending"), [name.clone()]);
+    assert_eq!(q.files("pending"), std::slice::from_ref(&name));
     assert_eq!(
         v,
         json!({"id": id, "path": q.root().join("pending").join(&name)})
@@ -116,7 +116,7 @@ fn push_markdown_file_inserts_only_the_missing_keys() {
     assert_eq!((out.code, out.stderr.as_str()), (Some(0), ""));
     let id = out.stdout.trim();
     let name = format!("builder-ship-it-{id}.md");
-    assert_eq!(q.files("pending"), [name.clone()]);
+    assert_eq!(q.files("pending"), std::slice::from_ref(&name));
     let written = q.read("pending", &name);
     let created = parse(&written, "x").unwrap().created_at.unwrap();
     let inserted = format!(

@@ -147,7 +147,7 @@ fn push_get_await_over_stdio() {
         .unwrap()
         .to_owned();
     let name = format!("mcp-agent-ship-it-{id}.md");
-    assert_eq!(q.files("pending"), [name.clone()]);
+    assert_eq!(q.files("pending"), std::slice::from_ref(&name));
     assert_eq!(
         pushed["structuredContent"]["path"],
         json!(q.root().join("pending").join(&name))
