@@ -40,8 +40,11 @@ pub async fn wait_for_completion(
     let (_watch, mut wake) = watcher::watch(&dirs, Mode::Events { poll: POLL });
     let mut last = queue.find(id)?;
     loop {
-        if is_done(&last) {
+        if last.location == Location::Completed {
             return Ok(WaitOutcome::Completed(last));
+        }
+        if last.plan.status == PlanStatus::Completed {
+            return Ok(WaitOutcome::Completed(settle(queue, id, last).await));
         }
         let signal = async {
             if wake.recv().await.is_none() {
@@ -63,9 +66,20 @@ pub async fn wait_for_completion(
     }
 }
 
-/// Completed when it sits in completed/, or when its file already says so (a submit still moving it).
-fn is_done(loaded: &Loaded) -> bool {
-    loaded.location == Location::Completed || loaded.plan.status == PlanStatus::Completed
+/// A submit writes `status: completed`, then the notify file, then moves the plan into completed/. The answers
+/// are final at the first step; the move usually follows within milliseconds, and waiting for it (briefly: a
+/// daemon that crashed mid-submit finishes only at its next start) makes the reported path the lasting one.
+async fn settle(queue: &Queue, id: &str, mut last: Loaded) -> Loaded {
+    for _ in 0..10 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        if let Ok(found) = queue.find(id) {
+            last = found;
+            if last.location == Location::Completed {
+                break;
+            }
+        }
+    }
+    last
 }
 
 async fn find_again(queue: &Queue, id: &str) -> Result<Option<Loaded>, AgentError> {
