@@ -43,6 +43,11 @@ impl Arbiter {
         self
     }
 
+    pub fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Arbiter {
+        self.cmd.env(key, value);
+        self
+    }
+
     pub fn stdin(mut self, text: &str) -> Arbiter {
         self.stdin = Some(text.to_owned());
         self
