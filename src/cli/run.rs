@@ -65,8 +65,11 @@ pub fn settings_from(cfg: &Config) -> Settings {
         cfg.queue.dir.clone(),
     );
     s.api_url = cfg.telegram.api_url.parse().ok();
-    s.watch = Mode::Events {
-        poll: cfg.queue.watch_interval,
+    // ARBITER_WATCH=poll: no file events, polling every watchInterval (network filesystems; benchmarks).
+    let poll = cfg.queue.watch_interval;
+    s.watch = match config::process_env("ARBITER_WATCH").as_deref() {
+        Some("poll") => Mode::Polling { poll },
+        _ => Mode::Events { poll },
     };
     s.notifications = cfg.notifications.enabled;
     s

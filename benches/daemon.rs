@@ -1,0 +1,384 @@
+//! End-to-end benchmarks of the real `arbiter run` binary against the local fake Bot API, each beside what the
+//! same machine allows in the same run (a bare durable write, `cat` of the same files), so the numbers mean
+//! something on a noisy shared box. Run: `cargo bench --bench daemon` (release build); results go to stdout as a
+//! Markdown table for BENCHMARKS.md. `ARBITER_BENCH_QUICK=1` takes fewer samples.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use arbiter_zebu::fakebot::FakeBot;
+use arbiter_zebu::plan::parse;
+use arbiter_zebu::queue::atomic;
+use arbiter_zebu::telegram::callback::{Callback, fingerprint, plan_ref};
+use arbiter_zebu::telegram::views;
+
+const OWNER: i64 = 93533553;
+const WAIT: Duration = Duration::from_secs(60);
+
+fn plan_text(id: &str, decisions: usize) -> String {
+    let mut out = format!(
+        "---\nid: {id}\nagent: bench\nsession: bench\ntitle: Plan {id}\npriority: normal\nstatus: pending\n---\n\n# Plan {id}\n\nContext.\n\n"
+    );
+    for i in 1..=decisions {
+        out.push_str(&format!(
+            "## Decision {i}: Question {i}\n\nid: q{i}\nstatus: pending\nanswer: null\nanswered_at: null\n\n**Context:** Why {i}?\n\n**Options:**\n- `a` — First\n- `b` — Second\n\n"
+        ));
+    }
+    out
+}
+
+struct Stats {
+    samples: Vec<Duration>,
+}
+
+impl Stats {
+    fn new(mut samples: Vec<Duration>) -> Stats {
+        samples.sort();
+        Stats { samples }
+    }
+    fn pct(&self, p: f64) -> Duration {
+        let i = ((self.samples.len() as f64 - 1.0) * p).round() as usize;
+        self.samples[i.min(self.samples.len() - 1)]
+    }
+    fn median(&self) -> Duration {
+        self.pct(0.5)
+    }
+    fn p99(&self) -> Duration {
+        self.pct(0.99)
+    }
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+struct Env {
+    home: tempfile::TempDir,
+    fake: FakeBot,
+}
+
+impl Env {
+    async fn new() -> Env {
+        let home = tempfile::tempdir().unwrap();
+        for d in ["queue/pending", "queue/completed", "queue/notify"] {
+            fs::create_dir_all(home.path().join(d)).unwrap();
+        }
+        Env {
+            home,
+            fake: FakeBot::start().await.unwrap(),
+        }
+    }
+    fn pending(&self) -> PathBuf {
+        self.home.path().join("queue/pending")
+    }
+    fn spawn(&self, polling: bool, interval_ms: u64) -> (Child, SystemTime) {
+        let config = self.home.path().join("config.json");
+        let json = serde_json::json!({
+            "telegram": { "token": self.fake.token(), "allowedUsers": [OWNER], "apiUrl": self.fake.api_url() },
+            "queue": { "dir": self.home.path().join("queue"), "watchInterval": interval_ms },
+            "logs": { "dir": self.home.path().join("logs"), "level": "error" }
+        });
+        fs::write(&config, json.to_string()).unwrap();
+        let started = SystemTime::now();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+        cmd.args(["run", "--config"])
+            .arg(&config)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        if polling {
+            cmd.env("ARBITER_WATCH", "poll");
+        }
+        (cmd.spawn().unwrap(), started)
+    }
+    async fn wait_polling(&self, since: SystemTime) -> SystemTime {
+        let call = self
+            .fake
+            .wait_for_call(
+                "getUpdates",
+                |c| c.at >= since && c.params["offset"] != -1,
+                WAIT,
+            )
+            .await
+            .expect("daemon polls");
+        call.at
+    }
+}
+
+fn stop(mut child: Child) {
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status();
+    let _ = child.wait();
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// New file renamed into pending/ → sendMessage at the fake.
+async fn notify_latency(polling: bool, samples: usize) -> Stats {
+    let env = Env::new().await;
+    let (child, since) = env.spawn(polling, 1000);
+    env.wait_polling(since).await;
+    let mut out = Vec::new();
+    for i in 0..samples {
+        let id = format!("n{i}");
+        let staged = env.pending().join(format!(".{id}.tmp"));
+        fs::write(&staged, plan_text(&id, 1)).unwrap();
+        let t0 = SystemTime::now();
+        fs::rename(&staged, env.pending().join(format!("{id}.md"))).unwrap();
+        let needle = format!("Plan {id}");
+        let call = env
+            .fake
+            .wait_for_call(
+                "sendMessage",
+                |c| {
+                    c.params["text"]
+                        .as_str()
+                        .is_some_and(|t| t.contains(&needle))
+                },
+                WAIT,
+            )
+            .await
+            .expect("announcement");
+        out.push(call.at.duration_since(t0).unwrap_or_default());
+        // Stay under the burst limit (3 announcements per 2 s are sent one by one).
+        tokio::time::sleep(Duration::from_millis(700)).await;
+    }
+    stop(child);
+    Stats::new(out)
+}
+
+/// One bare durable write of `text` beside `target`: temp file + fsync + rename + directory fsync.
+fn bare_write(target: &Path, text: &str) -> Duration {
+    let t0 = Instant::now();
+    atomic::write_atomic(target, text.as_bytes()).unwrap();
+    t0.elapsed()
+}
+
+/// Tap → editMessageText at the fake, with `plans` pending; beside it the bare durable write of the same file.
+async fn tap_latency(plans: usize, samples: usize) -> (Stats, Stats, u64, u64) {
+    let env = Env::new().await;
+    let decisions = samples.div_ceil(plans.min(samples)).max(1) + 1;
+    for p in 0..plans {
+        fs::write(
+            env.pending().join(format!("p{p}.md")),
+            plan_text(&format!("p{p}"), if p < samples { decisions } else { 1 }),
+        )
+        .unwrap();
+    }
+    let (child, since) = env.spawn(false, 1000);
+    env.wait_polling(since).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let idle_rss = rss_kib(child.id());
+    env.fake.send_text(OWNER, "/start");
+    let view = env
+        .fake
+        .wait_for_call(
+            "sendMessage",
+            |c| {
+                c.params["text"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("Decision Queue"))
+            },
+            WAIT,
+        )
+        .await
+        .expect("queue view");
+    let _ = view;
+    let message = env
+        .fake
+        .messages(OWNER)
+        .iter()
+        .rev()
+        .find(|m| m.from_bot() && m.plain.contains("Decision Queue"))
+        .unwrap()
+        .message_id;
+    let mut taps = Vec::new();
+    let mut bare = Vec::new();
+    for s in 0..samples {
+        let p = s % plans.min(samples);
+        let d = s / plans.min(samples);
+        let id = format!("p{p}");
+        let path = env.pending().join(format!("{id}.md"));
+        let text = fs::read_to_string(&path).unwrap();
+        let plan = parse(&text, &id).unwrap();
+        let dec = &plan.decisions[d];
+        let data = Callback::Answer {
+            plan: plan_ref(&id),
+            index: d as u16,
+            option: 1,
+            seen: fingerprint(&[&dec.id, &dec.options[1].key, &dec.options[1].label]),
+        }
+        .encode();
+        let before = env.fake.calls_of("editMessageText").len();
+        let t0 = SystemTime::now();
+        env.fake.tap_raw(OWNER, message, &data);
+        let ok = env
+            .fake
+            .wait_until(|f| f.calls_of("editMessageText").len() > before, WAIT)
+            .await;
+        assert!(ok, "no edit after a tap");
+        let call = env.fake.calls_of("editMessageText").pop().unwrap();
+        taps.push(call.at.duration_since(t0).unwrap_or_default());
+        // The same file, written durably by itself (in a scratch copy, not to disturb the daemon).
+        let scratch = env.home.path().join("scratch.md");
+        bare.push(bare_write(&scratch, &text));
+    }
+    let busy_rss = rss_kib(child.id());
+    stop(child);
+    (Stats::new(taps), Stats::new(bare), idle_rss, busy_rss)
+}
+
+/// Start with `n` plans pending → first long poll; beside it `cat` of the same files.
+async fn start_ratio(n: usize) -> (Duration, Duration) {
+    let env = Env::new().await;
+    for p in 0..n {
+        fs::write(
+            env.pending().join(format!("p{p:05}.md")),
+            plan_text(&format!("p{p}"), 3),
+        )
+        .unwrap();
+    }
+    // Warm the page cache the same way for both.
+    let cat = || {
+        let t0 = Instant::now();
+        let status = Command::new("sh")
+            .arg("-c")
+            .arg(format!("cat {}/*.md > /dev/null", env.pending().display()))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        t0.elapsed()
+    };
+    cat();
+    let cat_time = (0..3).map(|_| cat()).min().unwrap();
+    let mut starts = Vec::new();
+    for _ in 0..3 {
+        let (child, since) = env.spawn(false, 1000);
+        let first = env.wait_polling(since).await;
+        starts.push(first.duration_since(since).unwrap_or_default());
+        stop(child);
+    }
+    (starts.into_iter().min().unwrap(), cat_time)
+}
+
+fn render_queue(n: usize) -> Stats {
+    let plans: Vec<_> = (0..n)
+        .map(|p| parse(&plan_text(&format!("p{p}"), 3), "x").unwrap())
+        .collect();
+    let refs: Vec<_> = plans.iter().collect();
+    let samples = (0..50)
+        .map(|_| {
+            let t0 = Instant::now();
+            std::hint::black_box(views::queue(&refs, 0));
+            t0.elapsed()
+        })
+        .collect();
+    Stats::new(samples)
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return; // `cargo test --benches` asks benches to list themselves
+    }
+    let quick = std::env::var("ARBITER_BENCH_QUICK").is_ok();
+    let n = |full: usize, q: usize| if quick { q } else { full };
+    let mut out = std::io::stdout();
+    let host = fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())
+        })
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "machine: {} cores, {host}",
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "date: {}",
+        chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    )
+    .unwrap();
+    writeln!(out, "\n| measure | samples | median | p99 | beside | ratio | target |\n|---|---|---|---|---|---|---|").unwrap();
+
+    let inotify = notify_latency(false, n(60, 10)).await;
+    writeln!(
+        out,
+        "| new plan → sendMessage (inotify) | {} | {} | {} | | | p99 ≤ 50 ms |",
+        inotify.samples.len(),
+        ms(inotify.median()),
+        ms(inotify.p99())
+    )
+    .unwrap();
+    let polling = notify_latency(true, n(30, 5)).await;
+    writeln!(out, "| new plan → sendMessage (polling, watchInterval 1000 ms) | {} | {} | {} | | | p99 ≤ 1050 ms |", polling.samples.len(), ms(polling.median()), ms(polling.p99())).unwrap();
+
+    let mut rss = (0, 0);
+    for plans in [10, 1000] {
+        let (taps, bare, idle, busy) = tap_latency(plans, n(300, 40)).await;
+        if plans == 10 {
+            rss = (idle, busy);
+        }
+        let ratio = taps.median().as_secs_f64() / bare.median().as_secs_f64();
+        writeln!(
+            out,
+            "| tap → editMessageText, answer durable ({plans} plans pending) | {} | {} | {} | bare durable write: {} median, {} p99 | {ratio:.2} | ≤ 1.5 |",
+            taps.samples.len(),
+            ms(taps.median()),
+            ms(taps.p99()),
+            ms(bare.median()),
+            ms(bare.p99())
+        )
+        .unwrap();
+    }
+
+    let (start, cat) = start_ratio(n(10_000, 1000)).await;
+    writeln!(
+        out,
+        "| start with {} plans → first getUpdates | 3 (best) | {} | | cat of the same files: {} | {:.2} | ≤ 2 |",
+        n(10_000, 1000),
+        ms(start),
+        ms(cat),
+        start.as_secs_f64() / cat.as_secs_f64()
+    )
+    .unwrap();
+    let render = render_queue(10_000);
+    writeln!(
+        out,
+        "| render queue view, 10 000 plans | 50 | {} | {} | | | |",
+        ms(render.median()),
+        ms(render.p99())
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "| resident memory idle after start (10 plans) | 1 | {:.1} MiB | | | | ≤ 15 MiB |",
+        rss.0 as f64 / 1024.0
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "| resident memory after {} taps | 1 | {:.1} MiB | | | | |",
+        n(300, 40),
+        rss.1 as f64 / 1024.0
+    )
+    .unwrap();
+}
