@@ -12,5 +12,6 @@ mod cli_support;
 mod crash;
 mod daemon;
 mod daemon_edges;
+mod daemon_faults;
 mod mcp;
 mod store;
