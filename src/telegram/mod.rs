@@ -1,5 +1,6 @@
-//! Telegram front end: MarkdownV2 helpers and typed callback data.
+//! Telegram front end: MarkdownV2 helpers, typed callback data and the views.
 
 pub mod callback;
 pub mod markdown;
 pub mod markdown_check;
+pub mod views;

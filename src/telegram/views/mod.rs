@@ -1,0 +1,108 @@
+//! Every message the bot draws, as pure functions from plan state to MarkdownV2 text and an inline keyboard.
+//!
+//! The views follow the spec's drawings ("Bot User Interface"). Choices where the spec is silent:
+//! - Agent-written Markdown (plan and decision contexts) is shown escaped, as plain text: it can hold
+//!   anything, and it must never break MarkdownV2. Control characters become spaces (contexts keep
+//!   their line breaks; one-line fields such as titles, labels and answers lose them too).
+//! - Limits hold whatever the plan holds: text is measured after entity parsing with the strict
+//!   validator and, when over 4096 UTF-16 units, rebuilt with shorter titles, labels and contexts
+//!   (cuts end with `…`); lists are capped (decisions listed as buttons, options, summary lines) so
+//!   that a keyboard never has more than 100 buttons. Cuts count UTF-16 units, Telegram's unit.
+//! - Progress (queue lines, plan view) counts settled decisions: answered + skipped.
+//! - Decision navigation does not wrap: no `⬅️ Prev` on the first decision, and on the last one
+//!   `Next ➡️` becomes `📋 Review` (the review summary), which is how the owner reaches Submit.
+//! - The after-answer line ([`after_answer`]) heads the next view; the spec's `_Next: 2/3..._` is left
+//!   out because the next decision's own `*2/3*` header says the same.
+//! - The queue numbers plans across pages (page 2 starts at 11); page buttons are omitted at the ends.
+//! - A decision index that no longer exists (the agent edited the file) draws the plan view instead.
+
+mod announce;
+mod decision;
+mod layout;
+mod notice;
+mod plan_view;
+mod queue;
+mod review;
+
+use crate::telegram::callback::Callback;
+use crate::telegram::markdown_check::parse_markdown_v2;
+
+pub use announce::{announcement, announcement_burst, startup_summary};
+pub use decision::{after_answer, custom_prompt, decision};
+pub use layout::{MAX_BUTTON_TEXT, MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_TEXT};
+pub use notice::{PLAN_GONE_ALERT, help, not_found, problem};
+pub use plan_view::plan;
+pub use queue::{QUEUE_PAGE_SIZE, queue};
+pub use review::{completion, review};
+
+/// One inline keyboard button.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Button {
+    pub text: String,
+    pub data: Callback,
+}
+
+impl Button {
+    #[must_use]
+    pub fn new(text: impl Into<String>, data: Callback) -> Self {
+        Self {
+            text: text.into(),
+            data,
+        }
+    }
+}
+
+/// A message ready to send: MarkdownV2 text plus an inline keyboard (rows of buttons).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct View {
+    /// MarkdownV2 text.
+    pub text: String,
+    pub keyboard: Vec<Vec<Button>>,
+    /// Ask the client to reply to this message (custom answers); then `keyboard` is empty, since a
+    /// message carries one reply markup only.
+    pub force_reply: bool,
+}
+
+impl View {
+    fn new(text: String, keyboard: Vec<Vec<Button>>) -> Self {
+        Self {
+            text,
+            keyboard,
+            force_reply: false,
+        }
+    }
+
+    /// Every button, row by row.
+    pub fn buttons(&self) -> impl Iterator<Item = &Button> {
+        self.keyboard.iter().flatten()
+    }
+
+    /// What the owner sees: the text after entity parsing, then each keyboard row as `[A] [B]`.
+    ///
+    /// Used by `arbiter demo` and the snapshots. Text that does not parse is shown as is.
+    #[must_use]
+    pub fn to_plain(&self) -> String {
+        let mut out = parse_markdown_v2(&self.text).unwrap_or_else(|_| self.text.clone());
+        if !self.keyboard.is_empty() {
+            out.push('\n');
+        }
+        for row in &self.keyboard {
+            out.push('\n');
+            let cells: Vec<String> = row.iter().map(|b| format!("[{}]", b.text)).collect();
+            out.push_str(&cells.join(" "));
+        }
+        if self.force_reply {
+            out.push_str("\n\n(reply requested)");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod hostile_tests;
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod snapshot_tests;
+#[cfg(test)]
+mod test_support;
