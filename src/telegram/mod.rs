@@ -1,4 +1,4 @@
-//! Telegram front end: MarkdownV2 helpers, a strict MarkdownV2 validator and typed callback data.
+//! Telegram front end: MarkdownV2 helpers, a strict MarkdownV2 validator, typed callback data and the views.
 
 pub mod callback;
 pub mod entity;

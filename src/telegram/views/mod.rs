@@ -1,60 +1,114 @@
-//! TEMPORARY SHIM (not committed)
-use crate::plan::{Decision, Plan};
+//! Every message the bot draws, as pure functions from plan state to MarkdownV2 text and an inline keyboard.
+//!
+//! The views follow the spec's drawings ("Bot User Interface"). Choices where the spec is silent:
+//! - Agent-written Markdown (plan and decision contexts) is shown escaped, as plain text: it can hold
+//!   anything, and it must never break MarkdownV2. Control characters become spaces (contexts keep
+//!   their line breaks; one-line fields such as titles, labels and answers lose them too).
+//! - Limits hold whatever the plan holds: text is measured after entity parsing with the strict
+//!   validator and, when over 4096 UTF-16 units, rebuilt with shorter titles, labels and contexts
+//!   (cuts end with `…`); lists are capped (decisions listed as buttons, options, summary lines) so
+//!   that a keyboard never has more than 100 buttons. Cuts count UTF-16 units, Telegram's unit.
+//! - Progress (queue lines, plan view) counts settled decisions: answered + skipped.
+//! - Decision navigation does not wrap: no `⬅️ Prev` on the first decision, and on the last one
+//!   `Next ➡️` becomes `📋 Review` (the review summary), which is how the owner reaches Submit.
+//! - The after-answer line ([`after_answer`]) heads the next view; the spec's `_Next: 2/3..._` is left
+//!   out because the next decision's own `*2/3*` header says the same.
+//! - The queue numbers plans across pages (page 2 starts at 11); page buttons are omitted at the ends.
+//! - A decision index that no longer exists (the agent edited the file) draws the plan view instead.
+
+mod announce;
+mod decision;
+mod layout;
+mod notice;
+mod plan_view;
+mod queue;
+mod review;
+
 use crate::telegram::callback::Callback;
+use crate::telegram::markdown_check::parse_markdown_v2;
+
+pub use announce::{announcement, announcement_burst, startup_summary};
+pub use decision::{after_answer, custom_prompt, decision};
+pub use layout::{MAX_BUTTON_TEXT, MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_TEXT};
+pub use notice::{PLAN_GONE_ALERT, help, not_found, problem};
+pub use plan_view::plan;
+pub use queue::{QUEUE_PAGE_SIZE, queue};
+pub use review::{completion, review};
+
+/// One inline keyboard button.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Button {
     pub text: String,
     pub data: Callback,
 }
-pub struct View {
-    pub text: String,
-    pub keyboard: Vec<Vec<Button>>,
-    pub force_reply: bool,
-}
-impl View {
-    pub fn text_only(t: &str) -> View {
-        View {
-            text: t.into(),
-            keyboard: vec![],
-            force_reply: false,
+
+impl Button {
+    #[must_use]
+    pub fn new(text: impl Into<String>, data: Callback) -> Self {
+        Self {
+            text: text.into(),
+            data,
         }
     }
 }
-fn v() -> View {
-    View::text_only("x")
+
+/// A message ready to send: MarkdownV2 text plus an inline keyboard (rows of buttons).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct View {
+    /// MarkdownV2 text.
+    pub text: String,
+    pub keyboard: Vec<Vec<Button>>,
+    /// Ask the client to reply to this message (custom answers); then `keyboard` is empty, since a
+    /// message carries one reply markup only.
+    pub force_reply: bool,
 }
-pub fn queue(_p: &[&Plan], _page: usize) -> View {
-    v()
+
+impl View {
+    fn new(text: String, keyboard: Vec<Vec<Button>>) -> Self {
+        Self {
+            text,
+            keyboard,
+            force_reply: false,
+        }
+    }
+
+    /// A message without buttons; `text` must already be MarkdownV2.
+    #[must_use]
+    pub fn text_only(text: &str) -> Self {
+        Self::new(text.to_owned(), Vec::new())
+    }
+
+    /// Every button, row by row.
+    pub fn buttons(&self) -> impl Iterator<Item = &Button> {
+        self.keyboard.iter().flatten()
+    }
+
+    /// What the owner sees: the text after entity parsing, then each keyboard row as `[A] [B]`.
+    ///
+    /// Used by `arbiter demo` and the snapshots. Text that does not parse is shown as is.
+    #[must_use]
+    pub fn to_plain(&self) -> String {
+        let mut out = parse_markdown_v2(&self.text).unwrap_or_else(|_| self.text.clone());
+        if !self.keyboard.is_empty() {
+            out.push('\n');
+        }
+        for row in &self.keyboard {
+            out.push('\n');
+            let cells: Vec<String> = row.iter().map(|b| format!("[{}]", b.text)).collect();
+            out.push_str(&cells.join(" "));
+        }
+        if self.force_reply {
+            out.push_str("\n\n(reply requested)");
+        }
+        out
+    }
 }
-pub fn plan(_p: &Plan) -> View {
-    v()
-}
-pub fn decision(_p: &Plan, _i: usize, _c: Option<&str>) -> View {
-    v()
-}
-pub fn after_answer(_d: &Decision) -> String {
-    String::new()
-}
-pub fn review(_p: &Plan, _c: Option<&str>) -> View {
-    v()
-}
-pub fn completion(_p: &Plan) -> View {
-    v()
-}
-pub fn announcement(_p: &Plan) -> View {
-    v()
-}
-pub fn announcement_burst(_p: &[&Plan]) -> View {
-    v()
-}
-pub fn startup_summary(_p: &[&Plan]) -> View {
-    v()
-}
-pub fn problem(_f: &str, _r: &str) -> View {
-    v()
-}
-pub fn custom_prompt(_p: &Plan, _i: usize) -> View {
-    v()
-}
-pub fn help() -> View {
-    v()
-}
+
+#[cfg(test)]
+mod hostile_tests;
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod snapshot_tests;
+#[cfg(test)]
+mod test_support;

@@ -1,0 +1,219 @@
+//! The decision view, the after-answer line and the custom-answer prompt.
+
+use crate::plan::{Decision, DecisionStatus, Plan};
+use crate::telegram::callback::{Callback, fingerprint};
+
+use super::layout::{
+    Caps, MAX_BUTTONS, code_line, fit, fit_first, index16, line, pref, rows_of,
+    text_block,
+};
+use super::{Button, View};
+
+/// Most option buttons: the keyboard also has the navigation row (3), Custom + Skip and Back to Plan.
+const MAX_OPTION_BUTTONS: usize = 90;
+const _: () = assert!(MAX_OPTION_BUTTONS + 6 <= MAX_BUTTONS);
+/// Caps of the after-answer line, which is drawn before the view it heads knows its budget.
+const CONFIRM_TITLE: usize = 64;
+const CONFIRM_ANSWER: usize = 200;
+
+/// Decision `index` (0-based) of `plan`: optional `confirm` header (already MarkdownV2, e.g. from
+/// [`after_answer`]), `*1/3* · Title`, the context, lettered options with `✓` on the chosen one and
+/// notes for custom answers, skips and free-text questions.
+///
+/// Buttons: `⬅️ Prev` `1/3` `Next ➡️` (no Prev on the first; `📋 Review` instead of Next on the last),
+/// option letters in rows of 3 (`✓ A` when chosen), `✏️ Custom` `⏭️ Skip`, `↩️ Back to Plan`.
+/// An index out of range draws the plan view. A `confirm` that would break the message is dropped.
+#[must_use]
+pub fn decision(plan: &Plan, index: usize, confirm: Option<&str>) -> View {
+    let Some(d) = plan.decisions.get(index) else {
+        return super::plan(plan);
+    };
+    let body = |caps: Caps| decision_text(plan, index, d, caps);
+    let text = confirm
+        .and_then(|header| fit_first(|caps| format!("{header}\n\n{}", body(caps))))
+        .unwrap_or_else(|| fit(body));
+    View::new(text, keyboard(plan, index, d))
+}
+
+fn decision_text(plan: &Plan, index: usize, d: &Decision, caps: Caps) -> String {
+    let mut text = format!(
+        "*{}/{}* · {}",
+        index + 1,
+        plan.decisions.len(),
+        line(&d.title, caps.title)
+    );
+    let context = text_block(&d.context, caps.context);
+    if !context.is_empty() {
+        text.push_str(&format!("\n\n{context}"));
+    }
+    let answered = d.status == DecisionStatus::Answered;
+    let chosen = d.chosen_option().filter(|_| answered);
+    if !d.options.is_empty() {
+        text.push('\n');
+        for (i, option) in d.options.iter().take(MAX_OPTION_BUTTONS).enumerate() {
+            let shown = if option.label.trim().is_empty() {
+                &option.key
+            } else {
+                &option.label
+            };
+            let tick = if chosen == Some(i) { " ✓" } else { "" };
+            text.push_str(&format!(
+                "\n{}\\. {}{tick}",
+                super::layout::letter(i),
+                line(shown, caps.label)
+            ));
+        }
+        let hidden = d.options.len().saturating_sub(MAX_OPTION_BUTTONS);
+        if hidden > 0 {
+            text.push_str(&format!(
+                "\n_…and {hidden} more options: answer one with ✏️ Custom\\._"
+            ));
+        }
+    }
+    let mut notes = Vec::new();
+    if d.is_custom_answer() {
+        let answer = d.answer.as_deref().unwrap_or_default();
+        notes.push(format!("_Custom: {}_ ✓", line(answer, caps.label)));
+    }
+    if d.status == DecisionStatus::Skipped {
+        notes.push("_⏭️ Skipped_".to_owned());
+    }
+    if d.options.is_empty() {
+        notes.push("_Free\\-text question: tap ✏️ Custom to answer\\._".to_owned());
+    } else if d.allow_custom {
+        notes.push("_✏️ Custom answers allowed_".to_owned());
+    }
+    for note in notes {
+        text.push_str(&format!("\n\n{note}"));
+    }
+    text
+}
+
+fn keyboard(plan: &Plan, index: usize, d: &Decision) -> Vec<Vec<Button>> {
+    let plan_ref = pref(plan);
+    let total = plan.decisions.len();
+    let mut keyboard = Vec::new();
+
+    let mut nav = Vec::with_capacity(3);
+    if let Some(prev) = index.checked_sub(1).and_then(index16) {
+        let show = Callback::Show {
+            plan: plan_ref.clone(),
+            index: prev,
+        };
+        nav.push(Button::new("⬅️ Prev", show));
+    }
+    nav.push(Button::new(
+        format!("{}/{total}", index + 1),
+        Callback::Noop,
+    ));
+    if index + 1 >= total {
+        let review = Callback::Review {
+            plan: plan_ref.clone(),
+        };
+        nav.push(Button::new("📋 Review", review));
+    } else if let Some(next) = index16(index + 1) {
+        let show = Callback::Show {
+            plan: plan_ref.clone(),
+            index: next,
+        };
+        nav.push(Button::new("Next ➡️", show));
+    }
+    keyboard.push(nav);
+
+    let Some(index) = index16(index) else {
+        keyboard.push(vec![back_to_plan(plan)]);
+        return keyboard;
+    };
+    let chosen = d
+        .chosen_option()
+        .filter(|_| d.status == DecisionStatus::Answered);
+    let options = d
+        .options
+        .iter()
+        .take(MAX_OPTION_BUTTONS)
+        .enumerate()
+        .filter_map(|(i, option)| {
+            let answer = Callback::Answer {
+                plan: plan_ref.clone(),
+                index,
+                option: index16(i)?,
+                seen: fingerprint(&[&d.id, &option.key, &option.label]),
+            };
+            let letter = super::layout::letter(i);
+            let text = if chosen == Some(i) {
+                format!("✓ {letter}")
+            } else {
+                letter
+            };
+            Some(Button::new(text, answer))
+        })
+        .collect();
+    keyboard.extend(rows_of(options, 3));
+
+    let seen = fingerprint(&[&d.id]);
+    let custom = Callback::Custom {
+        plan: plan_ref.clone(),
+        index,
+        seen: seen.clone(),
+    };
+    let skip = Callback::Skip {
+        plan: plan_ref,
+        index,
+        seen,
+    };
+    keyboard.push(vec![
+        Button::new("✏️ Custom", custom),
+        Button::new("⏭️ Skip", skip),
+    ]);
+    keyboard.push(vec![back_to_plan(plan)]);
+    keyboard
+}
+
+fn back_to_plan(plan: &Plan) -> Button {
+    Button::new("↩️ Back to Plan", Callback::Open { plan: pref(plan) })
+}
+
+/// The confirmation line after a tap, as MarkdownV2: `✅ *Auth Strategy* → `jwt`` (a custom answer
+/// shows as code too), `⏭️ *Title* skipped`, or `⬜ *Title* still pending`. Pass it as `confirm`.
+#[must_use]
+pub fn after_answer(decision: &Decision) -> String {
+    let title = line(&decision.title, CONFIRM_TITLE);
+    match decision.status {
+        DecisionStatus::Answered => {
+            let answer = decision.answer.as_deref().unwrap_or_default();
+            format!("✅ *{title}* → {}", code_line(answer, CONFIRM_ANSWER))
+        }
+        DecisionStatus::Skipped => format!("⏭️ *{title}* skipped"),
+        DecisionStatus::Pending => format!("⬜ *{title}* still pending"),
+    }
+}
+
+/// Asks for a custom answer to decision `index` with a force reply: `✏️ Type your answer for *Title*`,
+/// where it belongs, the current answer if any, and the `/cancel` hint. No inline keyboard.
+/// An index out of range draws the plan view.
+#[must_use]
+pub fn custom_prompt(plan: &Plan, index: usize) -> View {
+    let Some(d) = plan.decisions.get(index) else {
+        return super::plan(plan);
+    };
+    let text = fit(|caps| {
+        let mut text = format!(
+            "✏️ Type your answer for *{}*\n_{} · {}/{}_",
+            line(&d.title, caps.title),
+            line(&plan.title, caps.title),
+            index + 1,
+            plan.decisions.len()
+        );
+        if d.status == DecisionStatus::Answered {
+            let answer = d.answer.as_deref().unwrap_or_default();
+            text.push_str(&format!("\n\nCurrent answer: {}", code_line(answer, caps.label)));
+        }
+        text.push_str("\n\nSend /cancel to leave it as it is\\.");
+        text
+    });
+    View {
+        text,
+        keyboard: Vec::new(),
+        force_reply: true,
+    }
+}

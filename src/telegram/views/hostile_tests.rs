@@ -1,0 +1,168 @@
+//! Content built to break the views: every reserved character, backslashes, backticks, emoji,
+//! Cyrillic and RTL text, 80-character ids, 12 options, 30 decisions, 10 000-character contexts.
+
+use super::test_support::{answer, assert_answer_buttons, assert_within_limits, skip, spec_plan};
+use super::*;
+use crate::plan::{DecisionOption, Plan, Priority};
+use crate::telegram::callback::Callback;
+use crate::telegram::markdown_check::{parse_markdown_v2, telegram_length};
+
+const NASTY: &str = "_*[]()~`>#+-=|{}.!\\ \\\\ ``` *bold _it__ ||x|| [l](http://x) 🎉👩‍👩‍👧 Привет שלום مرحبا \u{202e}evil";
+
+fn nasty(i: usize, len: usize) -> String {
+    let mut s = format!("{i}{NASTY}");
+    while s.chars().count() < len {
+        s.push_str(NASTY);
+    }
+    s.chars().take(len).collect()
+}
+
+fn hostile_plan() -> Plan {
+    let mut plan = spec_plan();
+    let template = plan.decisions[2].clone();
+    plan.id = format!(">{}", "i".repeat(79));
+    plan.title = nasty(0, 300);
+    plan.tag = Some(nasty(1, 200));
+    plan.agent = Some(nasty(2, 100));
+    plan.notify_session = Some(nasty(3, 500));
+    plan.context = nasty(4, 10_000);
+    plan.priority = Priority::Urgent;
+    plan.decisions = (0..30)
+        .map(|i| {
+            let mut d = template.clone();
+            d.id = format!("{i}-{}", "d".repeat(78));
+            d.title = nasty(i, 200 + i * 10);
+            d.context = nasty(i, 10_000);
+            d.allow_custom = i % 2 == 0;
+            d.options = (0..12)
+                .map(|o| DecisionOption {
+                    key: format!("{o}`{}", "k".repeat(78)),
+                    label: nasty(o, 400),
+                })
+                .collect();
+            d
+        })
+        .collect();
+    plan
+}
+
+fn every_view(plan: &Plan) -> Vec<View> {
+    let mut views = vec![
+        queue(&[plan], 0),
+        super::plan(plan),
+        review(plan, None),
+        completion(plan),
+        announcement(plan),
+        announcement_burst(&[plan, plan, plan]),
+        startup_summary(&[plan]),
+    ];
+    for (i, d) in plan.decisions.iter().enumerate() {
+        let confirm = after_answer(d);
+        views.push(decision(plan, i, None));
+        views.push(decision(plan, i, Some(&confirm)));
+        views.push(review(plan, Some(&confirm)));
+        views.push(custom_prompt(plan, i));
+    }
+    views
+}
+
+#[test]
+fn hostile_plans_stay_within_limits() {
+    let mut plan = hostile_plan();
+    for view in every_view(&plan) {
+        assert_within_limits(&view);
+    }
+    for i in 0..30 {
+        match i % 3 {
+            0 => answer(&mut plan, i, &nasty(i, 5000)),
+            1 => {
+                let key = plan.decisions[i].options[i % 12].key.clone();
+                answer(&mut plan, i, &key);
+            }
+            _ => skip(&mut plan, i),
+        }
+    }
+    for view in every_view(&plan) {
+        assert_within_limits(&view);
+    }
+    for i in 0..30 {
+        assert_answer_buttons(&plan, &decision(&plan, i, None), i);
+    }
+    assert_within_limits(&problem(&nasty(5, 300), &nasty(6, 10_000)));
+}
+
+#[test]
+fn long_content_is_cut_with_an_ellipsis() {
+    let plan = hostile_plan();
+    let view = decision(&plan, 0, None);
+    let plain = parse_markdown_v2(&view.text).unwrap();
+    assert!(telegram_length(&plain) > 3000, "cut only as much as needed");
+    assert!(plain.contains('…'));
+    // The plan view's context is cut to 300 characters before escaping.
+    let plan_plain = parse_markdown_v2(&super::plan(&plan).text).unwrap();
+    let context_line = plan_plain.lines().find(|l| l.starts_with('4')).unwrap();
+    assert_eq!(context_line.encode_utf16().count(), 300);
+    assert!(context_line.ends_with('…'));
+}
+
+#[test]
+fn huge_lists_are_capped() {
+    let mut plan = hostile_plan();
+    let many: Vec<_> = (0..150).map(|i| plan.decisions[i % 30].clone()).collect();
+    plan.decisions = many;
+    plan.decisions[0].options = (0..200)
+        .map(|o| DecisionOption {
+            key: format!("k{o}"),
+            label: format!("Option {o}"),
+        })
+        .collect();
+    let plans: Vec<&Plan> = std::iter::repeat_n(&plan, 40).collect();
+    for view in [
+        super::plan(&plan),
+        review(&plan, None),
+        completion(&plan),
+        decision(&plan, 0, None),
+        decision(&plan, 149, Some("✅ *x*")),
+        queue(&plans, 3),
+        announcement_burst(&plans),
+    ] {
+        assert_within_limits(&view);
+    }
+    let view = decision(&plan, 0, None);
+    let letters: Vec<&str> = view
+        .buttons()
+        .filter(|b| matches!(b.data, Callback::Answer { .. }))
+        .map(|b| b.text.as_str())
+        .collect();
+    assert_eq!(letters.len(), 90);
+    assert_eq!(letters[26], "AA");
+    assert_eq!(letters[89], "CL");
+}
+
+#[test]
+fn empty_and_blank_strings() {
+    let mut plan = spec_plan();
+    plan.title = String::new();
+    plan.tag = Some(" ".into());
+    plan.agent = Some(String::new());
+    plan.context = "\n\n".into();
+    for d in &mut plan.decisions {
+        d.title = "\n".into();
+        d.context = String::new();
+        for o in &mut d.options {
+            o.label = String::new();
+        }
+    }
+    answer(&mut plan, 0, "");
+    for view in every_view(&plan) {
+        assert_within_limits(&view);
+    }
+    assert_within_limits(&problem("", ""));
+    let empty = Plan {
+        decisions: Vec::new(),
+        ..plan
+    };
+    for view in every_view(&empty) {
+        assert_within_limits(&view);
+    }
+}

@@ -1,0 +1,276 @@
+//! Layout rules shared by the views: Telegram's limits, progressive shrinking, cutting and escaping
+//! dynamic strings, button grids.
+
+use crate::plan::{DecisionStatus, Plan, Priority};
+use crate::telegram::callback::{Callback, PlanRef, plan_ref};
+use crate::telegram::markdown::{escape, escape_code};
+use crate::telegram::markdown_check::{parse_markdown_v2, telegram_length};
+
+use super::Button;
+
+/// Longest message text, in UTF-16 units after entity parsing.
+pub const MAX_TEXT: usize = 4096;
+/// Most buttons in one inline keyboard.
+pub const MAX_BUTTONS: usize = 100;
+/// Most buttons in one keyboard row.
+pub const MAX_BUTTONS_PER_ROW: usize = 8;
+/// Longest button text, in UTF-16 units (which also bounds it in characters).
+pub const MAX_BUTTON_TEXT: usize = 64;
+/// Most decisions listed as buttons in the plan and review views (leaves room for their last rows).
+pub(super) const MAX_DECISION_BUTTONS: usize = 96;
+
+/// How long dynamic strings may be at one shrink level, in UTF-16 units before escaping.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Caps {
+    /// Plan and decision titles.
+    pub title: usize,
+    /// Option labels, answers, tags, agents, sessions, file names.
+    pub label: usize,
+    /// Contexts and error reasons.
+    pub context: usize,
+    /// Lines of a list that has no paging (the completion summary).
+    pub items: usize,
+}
+
+const NONE: usize = usize::MAX;
+
+/// Shrink levels, tried in order until the text fits. The last one fits every view by construction:
+/// its lists are bounded (≤ 90 options, ≤ 30 summary lines, ≤ 10 queue lines) and so are its strings.
+const LEVELS: [Caps; 5] = [
+    Caps {
+        title: NONE,
+        label: NONE,
+        context: NONE,
+        items: NONE,
+    },
+    Caps {
+        title: 256,
+        label: 256,
+        context: 2000,
+        items: NONE,
+    },
+    Caps {
+        title: 100,
+        label: 100,
+        context: 600,
+        items: 100,
+    },
+    Caps {
+        title: 60,
+        label: 48,
+        context: 200,
+        items: 50,
+    },
+    Caps {
+        title: 32,
+        label: 24,
+        context: 0,
+        items: 30,
+    },
+];
+
+/// True when `text` is valid MarkdownV2, not blank, and within [`MAX_TEXT`] after parsing.
+pub(super) fn fits(text: &str) -> bool {
+    parse_markdown_v2(text)
+        .is_ok_and(|plain| !plain.trim().is_empty() && telegram_length(&plain) <= MAX_TEXT)
+}
+
+/// The first text `build` makes, from the loosest caps to the tightest, that [`fits`].
+pub(super) fn fit_first(build: impl Fn(Caps) -> String) -> Option<String> {
+    LEVELS.into_iter().map(build).find(|text| fits(text))
+}
+
+/// Like [`fit_first`], falling back to the tightest level's text (which fits by construction).
+pub(super) fn fit(build: impl Fn(Caps) -> String) -> String {
+    fit_first(&build).unwrap_or_else(|| build(LEVELS[LEVELS.len() - 1]))
+}
+
+/// `s` cut to at most `max` UTF-16 units, ending in `…` when it was cut.
+pub(super) fn cut(s: &str, max: usize) -> String {
+    if max == NONE || s.encode_utf16().count() <= max {
+        return s.to_owned();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        used += c.len_utf16();
+        if used > max - 1 {
+            break;
+        }
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
+/// One line of display text: every control character (line breaks included) becomes a space, trimmed.
+pub(super) fn flat(s: &str) -> String {
+    let spaced: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    spaced.trim().to_owned()
+}
+
+/// Block text: control characters other than `\n` become spaces (`\r\n` becomes `\n`), trimmed.
+pub(super) fn block(s: &str) -> String {
+    let normalized = s.replace("\r\n", "\n");
+    let spaced: String = normalized
+        .chars()
+        .map(|c| if c.is_control() && c != '\n' { ' ' } else { c })
+        .collect();
+    spaced.trim().to_owned()
+}
+
+/// A one-line dynamic string, cut to `max` and escaped for MarkdownV2.
+pub(super) fn line(s: &str, max: usize) -> String {
+    escape(&cut(&flat(s), max))
+}
+
+/// A multi-line dynamic string (context), cut to `max` and escaped; empty when there is nothing to show.
+pub(super) fn text_block(s: &str, max: usize) -> String {
+    escape(cut(&block(s), max).trim_end())
+}
+
+/// An answer or option key as inline code, cut to `max`; `_(empty)_` for a blank one.
+pub(super) fn code_line(s: &str, max: usize) -> String {
+    let shown = cut(&flat(s), max);
+    if shown.is_empty() {
+        return "_\\(empty\\)_".to_owned();
+    }
+    format!("`{}`", escape_code(&shown))
+}
+
+/// Button text: `prefix` followed by `s` (one line), cut so the whole stays within [`MAX_BUTTON_TEXT`].
+pub(super) fn button_text(prefix: &str, s: &str) -> String {
+    let room = MAX_BUTTON_TEXT.saturating_sub(prefix.encode_utf16().count());
+    let text = format!("{prefix}{}", cut(&flat(s), room));
+    if text.trim().is_empty() {
+        return "·".to_owned();
+    }
+    text
+}
+
+/// The option letter of position `i`: A…Z, then AA, AB… (bijective base 26).
+#[must_use]
+pub(super) fn letter(mut i: usize) -> String {
+    let mut out = Vec::new();
+    loop {
+        out.push(char::from(b'A' + (i % 26) as u8));
+        if i < 26 {
+            break;
+        }
+        i = i / 26 - 1;
+    }
+    out.iter().rev().collect()
+}
+
+/// `buttons` laid out in rows of `width`.
+pub(super) fn rows_of(buttons: Vec<Button>, width: usize) -> Vec<Vec<Button>> {
+    let mut rows = Vec::new();
+    let mut row = Vec::with_capacity(width);
+    for button in buttons {
+        row.push(button);
+        if row.len() == width {
+            rows.push(std::mem::take(&mut row));
+        }
+    }
+    if !row.is_empty() {
+        rows.push(row);
+    }
+    rows
+}
+
+/// A position as callback data, or `None` past `u16::MAX` (such a button is left out).
+pub(super) fn index16(i: usize) -> Option<u16> {
+    u16::try_from(i).ok()
+}
+
+/// The callback reference of a plan.
+pub(super) fn pref(plan: &Plan) -> PlanRef {
+    plan_ref(&plan.id)
+}
+
+/// `📋 Back to Queue`-style button to the first queue page.
+pub(super) fn to_queue(text: &str) -> Button {
+    Button::new(text, Callback::Queue { page: 0 })
+}
+
+/// Answered + skipped.
+pub(super) fn settled(plan: &Plan) -> usize {
+    plan.decisions.len() - plan.count(DecisionStatus::Pending)
+}
+
+/// `🔴 1 urgent │ 🟡 2 normal`: non-zero counts, most urgent first.
+pub(super) fn priority_counts(plans: &[&Plan]) -> String {
+    Priority::ALL
+        .into_iter()
+        .filter_map(|p| {
+            let n = plans.iter().filter(|plan| plan.priority == p).count();
+            (n > 0).then(|| format!("{} {n} {}", p.icon(), p.as_str()))
+        })
+        .collect::<Vec<_>>()
+        .join(" │ ")
+}
+
+/// `n decisions` / `1 decision`.
+pub(super) fn decisions_word(n: usize) -> String {
+    if n == 1 {
+        "1 decision".to_owned()
+    } else {
+        format!("{n} decisions")
+    }
+}
+
+/// `\[tag\] ` for a plan with a tag, else nothing.
+pub(super) fn tag_prefix(plan: &Plan, caps: Caps) -> String {
+    match plan.tag.as_deref().map(flat) {
+        Some(tag) if !tag.is_empty() => format!("\\[{}\\] ", line(&tag, caps.label)),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn letters_are_bijective_base_26() {
+        let cases = [
+            (0, "A"),
+            (2, "C"),
+            (25, "Z"),
+            (26, "AA"),
+            (27, "AB"),
+            (51, "AZ"),
+            (52, "BA"),
+            (701, "ZZ"),
+            (702, "AAA"),
+        ];
+        for (i, want) in cases {
+            assert_eq!(letter(i), want, "letter({i})");
+        }
+    }
+
+    #[test]
+    fn cut_counts_utf16_units() {
+        assert_eq!(cut("hello", 5), "hello");
+        assert_eq!(cut("hello!", 5), "hell…");
+        assert_eq!(cut("🎉🎉🎉", 4), "🎉…");
+        assert_eq!(cut("🎉🎉🎉", 3), "🎉…");
+        assert_eq!(cut("abc", 0), "");
+        assert_eq!(cut("abc", NONE), "abc");
+    }
+
+    #[test]
+    fn strings_are_flattened_and_escaped() {
+        assert_eq!(line(" a\nb\r\tc. ", NONE), "a b  c\\.");
+        assert_eq!(text_block("a\r\nb\u{0}c\n\n", NONE), "a\nb c");
+        assert_eq!(code_line("x`y", NONE), "`x\\`y`");
+        assert_eq!(code_line(" \n", NONE), "_\\(empty\\)_");
+        assert_eq!(button_text("⬜ 1. ", &"x".repeat(100)).encode_utf16().count(), 64);
+    }
+}

@@ -1,0 +1,109 @@
+//! The plan view: title, priority and progress, context, one button per decision.
+
+use crate::plan::{DecisionStatus, Plan};
+use crate::telegram::callback::Callback;
+
+use super::layout::{
+    Caps, MAX_DECISION_BUTTONS, button_text, fit, flat, index16, line, pref, settled, text_block,
+    to_queue,
+};
+use super::{Button, View};
+
+/// The plan context is cut to this many characters (UTF-16 units) in the plan view, as the spec says.
+const PLAN_CONTEXT: usize = 300;
+const BAR_CELLS: usize = 10;
+
+/// `📄 *Title*`, `🟡 normal │ ▓▓▓░░░░░░░ 1/3`, tag and agent, the context (italic, ≤ 300 characters);
+/// buttons `⬜ 1. Title` / `✅` answered / `⏭️` skipped (one per row), then `▶️ Continue` (or
+/// `📤 Submit` once nothing is pending) and `↩️ Back`.
+#[must_use]
+pub fn plan(plan: &Plan) -> View {
+    let total = plan.decisions.len();
+    let listed = total.min(MAX_DECISION_BUTTONS);
+    let text = fit(|caps| plan_text(plan, listed, caps));
+
+    let mut keyboard: Vec<Vec<Button>> = plan
+        .decisions
+        .iter()
+        .take(listed)
+        .enumerate()
+        .filter_map(|(i, d)| {
+            let icon = match d.status {
+                DecisionStatus::Pending => "⬜",
+                DecisionStatus::Answered => "✅",
+                DecisionStatus::Skipped => "⏭️",
+            };
+            let index = index16(i)?;
+            let show = Callback::Show {
+                plan: pref(plan),
+                index,
+            };
+            Some(vec![Button::new(
+                button_text(&format!("{icon} {}. ", i + 1), &d.title),
+                show,
+            )])
+        })
+        .collect();
+    let go = if plan.remaining() > 0 {
+        Button::new("▶️ Continue", Callback::Continue { plan: pref(plan) })
+    } else {
+        Button::new("📤 Submit", Callback::Submit { plan: pref(plan) })
+    };
+    keyboard.push(vec![go, to_queue("↩️ Back")]);
+    View::new(text, keyboard)
+}
+
+fn plan_text(plan: &Plan, listed: usize, caps: Caps) -> String {
+    let total = plan.decisions.len();
+    let done = settled(plan);
+    let mut text = format!(
+        "📄 *{}*\n\n{} {} │ {} {done}/{total}",
+        line(&plan.title, caps.title),
+        plan.priority.icon(),
+        plan.priority.as_str(),
+        progress_bar(done, total),
+    );
+    let who: Vec<String> = [("🏷️", &plan.tag), ("🤖", &plan.agent)]
+        .into_iter()
+        .filter_map(|(icon, value)| {
+            let value = flat(value.as_deref()?);
+            (!value.is_empty()).then(|| format!("{icon} {}", line(&value, caps.label)))
+        })
+        .collect();
+    if !who.is_empty() {
+        text.push('\n');
+        text.push_str(&who.join(" · "));
+    }
+    let context = text_block(&plan.context, caps.context.min(PLAN_CONTEXT));
+    if !context.is_empty() {
+        text.push_str(&format!("\n\n_{context}_"));
+    }
+    if listed < total {
+        text.push_str(&format!(
+            "\n\n_Buttons list decisions 1–{listed} of {total}; ▶️ Continue and Next ➡️ reach the rest\\._"
+        ));
+    }
+    text
+}
+
+/// Ten cells, `▓` for each tenth settled (rounded down, so the bar is full only when all are).
+fn progress_bar(done: usize, total: usize) -> String {
+    let filled = (done * BAR_CELLS).checked_div(total).unwrap_or(0);
+    let filled = filled.min(BAR_CELLS);
+    format!("{}{}", "▓".repeat(filled), "░".repeat(BAR_CELLS - filled))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::progress_bar;
+
+    #[test]
+    fn progress_bar_rounds_down() {
+        assert_eq!(progress_bar(0, 3), "░░░░░░░░░░");
+        assert_eq!(progress_bar(1, 3), "▓▓▓░░░░░░░");
+        assert_eq!(progress_bar(2, 3), "▓▓▓▓▓▓░░░░");
+        assert_eq!(progress_bar(3, 3), "▓▓▓▓▓▓▓▓▓▓");
+        assert_eq!(progress_bar(29, 30), "▓▓▓▓▓▓▓▓▓░");
+        assert_eq!(progress_bar(0, 0), "░░░░░░░░░░");
+    }
+}

@@ -1,0 +1,129 @@
+//! Property tests: for arbitrary plans, every view is valid MarkdownV2 within Telegram's limits, and
+//! every option button answers the option it was drawn for.
+
+use proptest::prelude::*;
+
+use super::test_support::{assert_answer_buttons, assert_within_limits};
+use super::*;
+use crate::plan::{Decision, DecisionOption, DecisionStatus, Plan, PlanStatus, Priority};
+
+/// Arbitrary text: any Unicode (controls included), or text dense in MarkdownV2 specials.
+fn text(max: usize) -> BoxedStrategy<String> {
+    let specials = format!("[_*\\[\\]()~`>#+=|{{}}.!\\\\\n a-zЖש🎉-]{{0,{max}}}");
+    prop_oneof![
+        any::<String>(),
+        proptest::string::string_regex(&specials).unwrap(),
+        proptest::string::string_regex(&format!("\\PC{{0,{max}}}")).unwrap(),
+    ]
+    .boxed()
+}
+
+fn status() -> impl Strategy<Value = DecisionStatus> {
+    prop_oneof![
+        Just(DecisionStatus::Pending),
+        Just(DecisionStatus::Answered),
+        Just(DecisionStatus::Skipped),
+    ]
+}
+
+fn decision() -> impl Strategy<Value = Decision> {
+    (
+        (text(90), text(120), status(), any::<bool>()),
+        (any::<prop::sample::Index>(), any::<bool>(), text(300)),
+        prop::collection::vec((text(80), text(120)), 0..=12),
+        text(3000),
+    )
+        .prop_map(
+            |((id, title, status, allow_custom), (pick, pick_option, custom), options, context)| {
+                let options: Vec<DecisionOption> = options
+                    .into_iter()
+                    .map(|(key, label)| DecisionOption { key, label })
+                    .collect();
+                let answer = match status {
+                    DecisionStatus::Pending => None,
+                    _ if pick_option && !options.is_empty() => {
+                        Some(pick.get(&options).key.clone())
+                    }
+                    _ => Some(custom),
+                };
+                Decision {
+                    id,
+                    title,
+                    status,
+                    answer,
+                    answered_at: None,
+                    answered_by: None,
+                    allow_custom,
+                    context,
+                    options,
+                    line: 1,
+                    meta_lines: 0..0,
+                }
+            },
+        )
+}
+
+fn plan() -> impl Strategy<Value = Plan> {
+    (
+        (text(100), text(300), 0..4usize),
+        (
+            prop::option::of(text(80)),
+            prop::option::of(text(80)),
+            prop::option::of(text(120)),
+        ),
+        text(5000),
+        prop::collection::vec(decision(), 1..=30),
+    )
+        .prop_map(
+            |((id, title, priority), (tag, agent, notify_session), context, decisions)| Plan {
+                id,
+                title,
+                priority: Priority::ALL[priority],
+                status: PlanStatus::Pending,
+                tag,
+                agent,
+                session: None,
+                notify_session,
+                created_at: None,
+                updated_at: None,
+                completed_at: None,
+                context,
+                decisions,
+                frontmatter_lines: 0..0,
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn every_view_of_any_plan_is_valid(plan in plan(), page in 0..3usize) {
+        let plans = [&plan, &plan];
+        let mut views = vec![
+            queue(&plans, page),
+            super::plan(&plan),
+            review(&plan, None),
+            completion(&plan),
+            announcement(&plan),
+            announcement_burst(&plans),
+            startup_summary(&plans),
+        ];
+        for (i, d) in plan.decisions.iter().enumerate() {
+            let confirm = after_answer(d);
+            let view = decision(&plan, i, Some(&confirm));
+            assert_answer_buttons(&plan, &view, i);
+            views.push(view);
+            views.push(review(&plan, Some(&confirm)));
+            views.push(custom_prompt(&plan, i));
+        }
+        for view in &views {
+            assert_within_limits(view);
+        }
+    }
+
+    #[test]
+    fn problem_reports_are_valid(file in text(300), reason in text(6000)) {
+        assert_within_limits(&problem(&file, &reason));
+    }
+}

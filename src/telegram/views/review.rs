@@ -1,0 +1,123 @@
+//! The review summary before Submit, and the completion message after it.
+
+use crate::plan::{Decision, DecisionStatus, Plan};
+use crate::telegram::callback::Callback;
+
+use super::layout::{
+    Caps, MAX_DECISION_BUTTONS, button_text, code_line, fit, index16, line, pref, to_queue,
+};
+use super::{Button, View};
+
+/// `📋 *Title*`, `✅ 2 answered · ⏭️ 1 skipped` (`· ⬜ n pending` when any), a hint; buttons
+/// `1. ✓ Title` / `2. ⏭️ Title` / `3. ⬜ Title` (one per row, to the decision), `📤 Submit` only when
+/// nothing is pending, `↩️ Back` (to the plan). `confirm` (MarkdownV2, e.g. [`super::after_answer`])
+/// heads the message; it is dropped if it would break it.
+#[must_use]
+pub fn review(plan: &Plan, confirm: Option<&str>) -> View {
+    let total = plan.decisions.len();
+    let listed = total.min(MAX_DECISION_BUTTONS);
+    let body = |caps: Caps| review_text(plan, listed, caps);
+    let text = confirm
+        .and_then(|header| super::layout::fit_first(|caps| format!("{header}\n\n{}", body(caps))))
+        .unwrap_or_else(|| fit(body));
+
+    let mut keyboard: Vec<Vec<Button>> = plan
+        .decisions
+        .iter()
+        .take(listed)
+        .enumerate()
+        .filter_map(|(i, d)| {
+            let mark = match d.status {
+                DecisionStatus::Pending => "⬜",
+                DecisionStatus::Answered => "✓",
+                DecisionStatus::Skipped => "⏭️",
+            };
+            let show = Callback::Show {
+                plan: pref(plan),
+                index: index16(i)?,
+            };
+            Some(vec![Button::new(
+                button_text(&format!("{}. {mark} ", i + 1), &d.title),
+                show,
+            )])
+        })
+        .collect();
+    if plan.remaining() == 0 {
+        keyboard.push(vec![Button::new(
+            "📤 Submit",
+            Callback::Submit { plan: pref(plan) },
+        )]);
+    }
+    keyboard.push(vec![Button::new(
+        "↩️ Back",
+        Callback::Open { plan: pref(plan) },
+    )]);
+    View::new(text, keyboard)
+}
+
+fn review_text(plan: &Plan, listed: usize, caps: Caps) -> String {
+    let mut counts = vec![format!("✅ {} answered", plan.answered())];
+    let skipped = plan.count(DecisionStatus::Skipped);
+    if skipped > 0 {
+        counts.push(format!("⏭️ {skipped} skipped"));
+    }
+    let pending = plan.remaining();
+    if pending > 0 {
+        counts.push(format!("⬜ {pending} pending"));
+    }
+    let hint = if pending == 0 {
+        "_Tap to edit, or submit\\._"
+    } else {
+        "_Tap to answer or edit; Submit appears once nothing is pending\\._"
+    };
+    let mut text = format!(
+        "📋 *{}*\n\n{}\n\n{hint}",
+        line(&plan.title, caps.title),
+        counts.join(" · ")
+    );
+    let total = plan.decisions.len();
+    if listed < total {
+        text.push_str(&format!(
+            "\n_Buttons list decisions 1–{listed} of {total}\\._"
+        ));
+    }
+    text
+}
+
+/// `✅ *Title*`, `*Summary:*` with `1. Auth Strategy → `jwt`` lines (`_skipped_` for skipped ones),
+/// `_Notifying: …_` with the notify target when there is one; button `📋 Back to Queue`.
+#[must_use]
+pub fn completion(plan: &Plan) -> View {
+    let text = fit(|caps| {
+        let mut text = format!("✅ *{}*\n\n*Summary:*", line(&plan.title, caps.title));
+        for (i, d) in plan.decisions.iter().take(caps.items).enumerate() {
+            text.push_str(&format!(
+                "\n{}\\. {} → {}",
+                i + 1,
+                line(&d.title, caps.title),
+                outcome(d, caps)
+            ));
+        }
+        let hidden = plan.decisions.len().saturating_sub(caps.items);
+        if hidden > 0 {
+            text.push_str(&format!("\n_…and {hidden} more_"));
+        }
+        if plan.decisions.is_empty() {
+            text.push_str("\n_No decisions\\._");
+        }
+        if let Some(target) = plan.notify_target().filter(|t| !t.trim().is_empty()) {
+            text.push_str(&format!("\n\n_Notifying: {}_", line(target, caps.label)));
+        }
+        text
+    });
+    View::new(text, vec![vec![to_queue("📋 Back to Queue")]])
+}
+
+/// `` `jwt` `` (the recorded answer: an option key or custom text), `_skipped_` or `_not answered_`.
+fn outcome(d: &Decision, caps: Caps) -> String {
+    match (d.status, d.answer.as_deref()) {
+        (DecisionStatus::Answered, Some(answer)) => code_line(answer, caps.label),
+        (DecisionStatus::Skipped, _) => "_skipped_".to_owned(),
+        _ => "_not answered_".to_owned(),
+    }
+}
