@@ -32,52 +32,62 @@ pub enum Notice {
     Problem(Problem),
 }
 
+/// The first scan, before the daemon polls: what is pending now gets one start-up summary, not one message each.
+pub async fn initial_scan(ctx: &Ctx, notices: &mpsc::UnboundedSender<Notice>) {
+    if let Some(new) = rescan(ctx, notices).await
+        && !new.is_empty()
+    {
+        let _ = notices.send(Notice::Startup(new));
+    }
+}
+
 /// Rescans on every watcher signal, updates the snapshot, and queues notices for the announcer.
 pub async fn watch_loop(
     ctx: Ctx,
     mut signals: mpsc::Receiver<()>,
     notices: mpsc::UnboundedSender<Notice>,
 ) {
-    let mut first = true;
     while signals.recv().await.is_some() {
         tokio::time::sleep(EVENT_SETTLE).await;
-        let queue = ctx.queue.clone();
-        let scan = match tokio::task::spawn_blocking(move || queue.scan_pending()).await {
-            Ok(Ok(scan)) => scan,
-            Ok(Err(e)) => {
-                tracing::warn!(error = %e, "scan of pending/ failed");
-                continue;
-            }
-            Err(e) => {
-                tracing::error!(error = %e, "scan task failed");
-                continue;
-            }
-        };
-        let new: Vec<Plan> = {
-            let mut announced = ctx.state.lock_announced();
-            scan.plans
-                .iter()
-                .filter(|l| announced.insert(l.plan.id.clone()))
-                .map(|l| l.plan.clone())
-                .collect()
-        };
-        for p in problems_to_warn(&ctx.state, &scan.problems, Instant::now(), PROBLEM_SETTLE) {
-            tracing::warn!(file = %p.path.display(), reason = %p.diagnostic, "malformed plan skipped");
-            let _ = notices.send(Notice::Problem(p));
-        }
-        ctx.state.set_snapshot(Snapshot::new(scan.plans));
-        if first {
-            first = false;
-            if !new.is_empty() {
-                let _ = notices.send(Notice::Startup(new));
-            }
-        } else if !new.is_empty() {
+        if let Some(new) = rescan(&ctx, &notices).await
+            && !new.is_empty()
+        {
             for p in &new {
                 tracing::info!(plan = %p.id, priority = %p.priority, "new plan");
             }
             let _ = notices.send(Notice::New(new));
         }
     }
+}
+
+/// Scans pending/ into the snapshot and reports settled problems; returns the plans never seen before.
+async fn rescan(ctx: &Ctx, notices: &mpsc::UnboundedSender<Notice>) -> Option<Vec<Plan>> {
+    let queue = ctx.queue.clone();
+    let scan = match tokio::task::spawn_blocking(move || queue.scan_pending()).await {
+        Ok(Ok(scan)) => scan,
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "scan of pending/ failed");
+            return None;
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "scan task failed");
+            return None;
+        }
+    };
+    let new: Vec<Plan> = {
+        let mut announced = ctx.state.lock_announced();
+        scan.plans
+            .iter()
+            .filter(|l| announced.insert(l.plan.id.clone()))
+            .map(|l| l.plan.clone())
+            .collect()
+    };
+    for p in problems_to_warn(&ctx.state, &scan.problems, Instant::now(), PROBLEM_SETTLE) {
+        tracing::warn!(file = %p.path.display(), reason = %p.diagnostic, "malformed plan skipped");
+        let _ = notices.send(Notice::Problem(p));
+    }
+    ctx.state.set_snapshot(Snapshot::new(scan.plans));
+    Some(new)
 }
 
 /// Sends notices to every allowed user, folding bursts of new plans into one message.

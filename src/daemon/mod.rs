@@ -153,8 +153,9 @@ async fn poll(ctx: Ctx, settings: Settings) {
         offset = next_offset(last);
     }
 
-    let (watch, signals) = watcher::watch(&[ctx.queue.pending_dir()], settings.watch);
     let (notice_tx, notice_rx) = mpsc::unbounded_channel();
+    announce::initial_scan(&ctx, &notice_tx).await;
+    let (watch, signals) = watcher::watch(&[ctx.queue.pending_dir()], settings.watch);
     let watching = tokio::spawn(announce::watch_loop(ctx.clone(), signals, notice_tx));
     let announcing = tokio::spawn(announce::announcer(ctx.clone(), notice_rx));
     let _guards = (watch, AbortOnDrop(watching), AbortOnDrop(announcing));

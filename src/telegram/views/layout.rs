@@ -271,6 +271,11 @@ mod tests {
         assert_eq!(text_block("a\r\nb\u{0}c\n\n", NONE), "a\nb c");
         assert_eq!(code_line("x`y", NONE), "`x\\`y`");
         assert_eq!(code_line(" \n", NONE), "_\\(empty\\)_");
-        assert_eq!(button_text("⬜ 1. ", &"x".repeat(100)).encode_utf16().count(), 64);
+        assert_eq!(
+            button_text("⬜ 1. ", &"x".repeat(100))
+                .encode_utf16()
+                .count(),
+            64
+        );
     }
 }

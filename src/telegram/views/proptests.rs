@@ -41,9 +41,7 @@ fn decision() -> impl Strategy<Value = Decision> {
                     .collect();
                 let answer = match status {
                     DecisionStatus::Pending => None,
-                    _ if pick_option && !options.is_empty() => {
-                        Some(pick.get(&options).key.clone())
-                    }
+                    _ if pick_option && !options.is_empty() => Some(pick.get(&options).key.clone()),
                     _ => Some(custom),
                 };
                 Decision {
