@@ -288,12 +288,15 @@ impl Parser {
                 continue;
             }
             let line_end = matches!(self.at(i + 2), None | Some('\n'));
-            if c == '|' && self.at(i + 1) == Some('|') && line_end {
-                if let Some(quote) = self.quote.as_mut() {
-                    quote.expandable = true;
-                    i += 2;
-                    continue;
-                }
+            // `||` closing the last line of a quote marks it expandable.
+            if c == '|'
+                && self.at(i + 1) == Some('|')
+                && line_end
+                && let Some(quote) = self.quote.as_mut()
+            {
+                quote.expandable = true;
+                i += 2;
+                continue;
             }
             i = self.begin_entity(i, c)?;
         }
