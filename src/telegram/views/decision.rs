@@ -4,8 +4,7 @@ use crate::plan::{Decision, DecisionStatus, Plan};
 use crate::telegram::callback::{Callback, fingerprint};
 
 use super::layout::{
-    Caps, MAX_BUTTONS, code_line, fit, fit_first, index16, line, pref, rows_of,
-    text_block,
+    Caps, MAX_BUTTONS, code_line, fit, fit_first, index16, line, pref, rows_of, text_block,
 };
 use super::{Button, View};
 
@@ -206,7 +205,10 @@ pub fn custom_prompt(plan: &Plan, index: usize) -> View {
         );
         if d.status == DecisionStatus::Answered {
             let answer = d.answer.as_deref().unwrap_or_default();
-            text.push_str(&format!("\n\nCurrent answer: {}", code_line(answer, caps.label)));
+            text.push_str(&format!(
+                "\n\nCurrent answer: {}",
+                code_line(answer, caps.label)
+            ));
         }
         text.push_str("\n\nSend /cancel to leave it as it is\\.");
         text

@@ -162,7 +162,11 @@ Context for the human reviewer.
 [⬜ 3. Caching]
 [▶️ Continue] [↩️ Back]";
     assert_eq!(super::plan(&plan).to_plain(), want);
-    assert!(custom_prompt(&plan, 0).to_plain().ends_with("(reply requested)"));
+    assert!(
+        custom_prompt(&plan, 0)
+            .to_plain()
+            .ends_with("(reply requested)")
+    );
 }
 
 #[test]

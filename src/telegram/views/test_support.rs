@@ -57,7 +57,10 @@ pub fn assert_within_limits(view: &View) {
     assert!(len <= MAX_TEXT, "text is {len} UTF-16 units");
     let buttons: Vec<_> = view.buttons().collect();
     assert!(buttons.len() <= MAX_BUTTONS, "{} buttons", buttons.len());
-    assert!(!(view.force_reply && !buttons.is_empty()), "force reply with a keyboard");
+    assert!(
+        !view.force_reply || buttons.is_empty(),
+        "force reply with a keyboard"
+    );
     for row in &view.keyboard {
         assert!(!row.is_empty(), "empty row");
         assert!(row.len() <= MAX_BUTTONS_PER_ROW, "row of {}", row.len());
@@ -67,8 +70,15 @@ pub fn assert_within_limits(view: &View) {
         let units = button.text.encode_utf16().count();
         assert!(units <= MAX_BUTTON_TEXT, "button text {:?}", button.text);
         let data = button.data.encode();
-        assert!(!data.is_empty() && data.len() <= MAX_CALLBACK_BYTES, "{data}");
-        assert_eq!(Callback::decode(&data).as_ref(), Some(&button.data), "{data}");
+        assert!(
+            !data.is_empty() && data.len() <= MAX_CALLBACK_BYTES,
+            "{data}"
+        );
+        assert_eq!(
+            Callback::decode(&data).as_ref(),
+            Some(&button.data),
+            "{data}"
+        );
     }
 }
 
@@ -94,7 +104,11 @@ pub fn assert_answer_buttons(plan: &Plan, view: &View, index: usize) {
         assert_eq!(button.data, want);
         assert_eq!(Callback::decode(&button.data.encode()), Some(want));
         let letter = super::layout::letter(i);
-        let text = if chosen == Some(i) { format!("✓ {letter}") } else { letter };
+        let text = if chosen == Some(i) {
+            format!("✓ {letter}")
+        } else {
+            letter
+        };
         assert_eq!(button.text, text);
     }
 }
