@@ -4,7 +4,7 @@ use crate::plan::{Decision, DecisionStatus, Plan};
 use crate::telegram::callback::{Callback, fingerprint};
 
 use super::layout::{
-    Caps, MAX_BUTTONS, code_line, fit, fit_first, index16, line, pref, rows_of, text_block,
+    Caps, MAX_BUTTONS, code_line, fit, fit_first, index16, letter, line, pref, rows_of, text_block,
 };
 use super::{Button, View};
 
@@ -58,7 +58,7 @@ fn decision_text(plan: &Plan, index: usize, d: &Decision, caps: Caps) -> String 
             let tick = if chosen == Some(i) { " ✓" } else { "" };
             text.push_str(&format!(
                 "\n{}\\. {}{tick}",
-                super::layout::letter(i),
+                letter(i),
                 line(shown, caps.label)
             ));
         }
@@ -138,7 +138,7 @@ fn keyboard(plan: &Plan, index: usize, d: &Decision) -> Vec<Vec<Button>> {
                 option: index16(i)?,
                 seen: fingerprint(&[&d.id, &option.key, &option.label]),
             };
-            let letter = super::layout::letter(i);
+            let letter = letter(i);
             let text = if chosen == Some(i) {
                 format!("✓ {letter}")
             } else {

@@ -75,9 +75,30 @@ pub(super) fn fits(text: &str) -> bool {
         .is_ok_and(|plain| !plain.trim().is_empty() && telegram_length(&plain) <= MAX_TEXT)
 }
 
+/// Units a context adds besides its own text (the blank line before it).
+const CONTEXT_SEPARATOR: usize = 2;
+
 /// The first text `build` makes, from the loosest caps to the tightest, that [`fits`].
+///
+/// At each level where the text is too long, the context gets whatever room the rest leaves (up to
+/// the level's cap), so a long context is cut only as much as needed.
 pub(super) fn fit_first(build: impl Fn(Caps) -> String) -> Option<String> {
-    LEVELS.into_iter().map(build).find(|text| fits(text))
+    LEVELS.into_iter().find_map(|caps| {
+        let text = build(caps);
+        if fits(&text) {
+            return Some(text);
+        }
+        let without_context = build(Caps { context: 0, ..caps });
+        let rest = parse_markdown_v2(&without_context)
+            .ok()
+            .map(|plain| telegram_length(&plain))?;
+        let room = MAX_TEXT.checked_sub(rest + CONTEXT_SEPARATOR)?;
+        let text = build(Caps {
+            context: room.min(caps.context),
+            ..caps
+        });
+        fits(&text).then_some(text)
+    })
 }
 
 /// Like [`fit_first`], falling back to the tightest level's text (which fits by construction).

@@ -13,7 +13,7 @@ pub fn help() -> View {
     let text = "🤖 *Arbiter Zebu*\n\n\
         Agents send me decision plans; you answer them with buttons, and I write your answers back \
         into their files\\. No LLM is involved\\.\n\n\
-        /queue — pending plans\n\
+        /start, /queue — pending plans\n\
         /help — this message\n\
         /cancel — leave custom answer mode\n\n\
         Open a plan, pick an option for each decision \\(or ✏️ Custom, ⏭️ Skip\\), then 📤 Submit: \

@@ -26,7 +26,7 @@ fn status() -> impl Strategy<Value = DecisionStatus> {
     ]
 }
 
-fn decision() -> impl Strategy<Value = Decision> {
+fn arb_decision() -> impl Strategy<Value = Decision> {
     (
         (text(90), text(120), status(), any::<bool>()),
         (any::<prop::sample::Index>(), any::<bool>(), text(300)),
@@ -61,7 +61,7 @@ fn decision() -> impl Strategy<Value = Decision> {
         )
 }
 
-fn plan() -> impl Strategy<Value = Plan> {
+fn arb_plan() -> impl Strategy<Value = Plan> {
     (
         (text(100), text(300), 0..4usize),
         (
@@ -70,7 +70,7 @@ fn plan() -> impl Strategy<Value = Plan> {
             prop::option::of(text(120)),
         ),
         text(5000),
-        prop::collection::vec(decision(), 1..=30),
+        prop::collection::vec(arb_decision(), 1..=30),
     )
         .prop_map(
             |((id, title, priority), (tag, agent, notify_session), context, decisions)| Plan {
@@ -96,7 +96,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
     #[test]
-    fn every_view_of_any_plan_is_valid(plan in plan(), page in 0..3usize) {
+    fn every_view_of_any_plan_is_valid(plan in arb_plan(), page in 0..3usize) {
         let plans = [&plan, &plan];
         let mut views = vec![
             queue(&plans, page),

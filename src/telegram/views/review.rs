@@ -4,7 +4,8 @@ use crate::plan::{Decision, DecisionStatus, Plan};
 use crate::telegram::callback::Callback;
 
 use super::layout::{
-    Caps, MAX_DECISION_BUTTONS, button_text, code_line, fit, index16, line, pref, to_queue,
+    Caps, MAX_DECISION_BUTTONS, button_text, code_line, fit, fit_first, index16, line, pref,
+    to_queue,
 };
 use super::{Button, View};
 
@@ -18,7 +19,7 @@ pub fn review(plan: &Plan, confirm: Option<&str>) -> View {
     let listed = total.min(MAX_DECISION_BUTTONS);
     let body = |caps: Caps| review_text(plan, listed, caps);
     let text = confirm
-        .and_then(|header| super::layout::fit_first(|caps| format!("{header}\n\n{}", body(caps))))
+        .and_then(|header| fit_first(|caps| format!("{header}\n\n{}", body(caps))))
         .unwrap_or_else(|| fit(body));
 
     let mut keyboard: Vec<Vec<Button>> = plan

@@ -58,7 +58,7 @@ pub fn assert_within_limits(view: &View) {
     let buttons: Vec<_> = view.buttons().collect();
     assert!(buttons.len() <= MAX_BUTTONS, "{} buttons", buttons.len());
     assert!(
-        !(view.force_reply && !buttons.is_empty()),
+        !view.force_reply || buttons.is_empty(),
         "force reply with a keyboard"
     );
     for row in &view.keyboard {
