@@ -11,6 +11,7 @@ mod cli_notifications;
 mod cli_support;
 mod crash;
 mod daemon;
+mod daemon_concurrency;
 mod daemon_edges;
 mod daemon_faults;
 mod mcp;
