@@ -310,3 +310,64 @@ async fn plans_pending_at_start_get_one_summary() {
         d.transcript()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn custom_mode_takes_the_next_message_and_cancel_leaves_it() {
+    let q = TempQueue::new();
+    q.drop_plan("p.md", SPEC_EXAMPLE);
+    let d = Running::start(q).await;
+    let id = open_first_decision(&d).await;
+    d.tap(id, "✏️ Custom").await;
+    d.wait_message(|m| m.plain.contains("Type your answer"))
+        .await;
+    d.fake.send_text(OWNER, "/cancel");
+    d.wait_message(|m| m.plain.contains("cancelled")).await;
+    d.fake.send_text(OWNER, "this is just chatter");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let plan = parse(&d.queue.read("pending", "p.md"), "p").unwrap();
+    assert_eq!(
+        plan.decisions[0].status,
+        DecisionStatus::Pending,
+        "nothing recorded after /cancel"
+    );
+
+    d.tap(id, "✏️ Custom").await;
+    let prompts = d
+        .chat()
+        .iter()
+        .filter(|m| m.plain.contains("Type your answer"))
+        .count();
+    assert!(prompts >= 1);
+    d.fake.send_text(OWNER, "Passkeys, no passwords"); // a plain message, not a reply
+    d.wait_message(|m| m.plain.contains("Auth Strategy → Passkeys, no passwords"))
+        .await;
+    let plan = parse(&d.queue.read("pending", "p.md"), "p").unwrap();
+    assert_eq!(
+        plan.decisions[0].answer.as_deref(),
+        Some("Passkeys, no passwords")
+    );
+    assert!(plan.decisions[0].is_custom_answer());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deep_link_opens_the_plan() {
+    let q = TempQueue::new();
+    q.drop_plan("p.md", SPEC_EXAMPLE);
+    let d = Running::start(q).await;
+    d.fake.send_text(OWNER, "/start plan_abc123");
+    let plan = d
+        .wait_message(|m| m.plain.contains("📄 API Design Decisions"))
+        .await;
+    assert!(plan.buttons().iter().any(|b| b.text == "▶️ Continue"));
+    d.fake.send_text(OWNER, "/start plan_nope");
+    d.wait_message(|m| m.plain.contains("Plan not found")).await;
+    assert!(d.fake.wait_for_call("setMyCommands", |_| true, WAIT).await.is_some());
+    let commands = d.fake.commands();
+    let names: Vec<&str> = commands
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["command"].as_str())
+        .collect();
+    assert_eq!(names, ["start", "queue", "help", "cancel"]);
+}
