@@ -361,7 +361,12 @@ async fn a_deep_link_opens_the_plan() {
     assert!(plan.buttons().iter().any(|b| b.text == "▶️ Continue"));
     d.fake.send_text(OWNER, "/start plan_nope");
     d.wait_message(|m| m.plain.contains("Plan not found")).await;
-    assert!(d.fake.wait_for_call("setMyCommands", |_| true, WAIT).await.is_some());
+    assert!(
+        d.fake
+            .wait_for_call("setMyCommands", |_| true, WAIT)
+            .await
+            .is_some()
+    );
     let commands = d.fake.commands();
     let names: Vec<&str> = commands
         .as_array()

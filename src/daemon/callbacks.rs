@@ -11,7 +11,6 @@ use crate::telegram::views;
 use super::context::{Ctx, now};
 use super::state::CustomMode;
 
-const PLAN_NOT_FOUND: &str = "Plan not found: it was submitted or removed.";
 const STALE: &str = "This plan changed since this view was drawn. Nothing was recorded; here is the current version.";
 const INVALID: &str = "This button is no longer valid.";
 
@@ -246,7 +245,7 @@ async fn stale(
 }
 
 async fn plan_gone(ctx: &Ctx, q: &CallbackQuery, chat: ChatId, message: Option<MessageId>) {
-    answer(ctx, q, Some(PLAN_NOT_FOUND), true).await;
+    answer(ctx, q, Some(views::PLAN_GONE_ALERT), true).await;
     let _ = ctx.rescan().await;
     let plans = ctx.plans();
     let refs: Vec<&Plan> = plans.iter().collect();

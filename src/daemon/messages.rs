@@ -112,12 +112,7 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
         }
         Err(StoreError::NotFound(_)) => {
             ctx.state.take_custom(user);
-            send(
-                ctx,
-                chat,
-                &views::View::text_only("Plan not found: it was submitted or removed\\."),
-            )
-            .await;
+            send(ctx, chat, &views::not_found()).await;
             show_queue(ctx, chat).await;
         }
         Err(e) => {
@@ -141,12 +136,7 @@ async fn open_plan(ctx: &Ctx, chat: ChatId, id: &str) {
     match ctx.fresh(id).await {
         Some(l) => send(ctx, chat, &views::plan(&l.plan)).await,
         None => {
-            send(
-                ctx,
-                chat,
-                &views::View::text_only("Plan not found: it was submitted or removed\\."),
-            )
-            .await;
+            send(ctx, chat, &views::not_found()).await;
             show_queue(ctx, chat).await;
         }
     }

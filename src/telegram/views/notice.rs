@@ -5,7 +5,7 @@ use super::layout::{block, cut, fit, line, to_queue};
 use crate::telegram::markdown::escape_code;
 
 /// Callback-query alert (plain text, not MarkdownV2) for a tap on a plan that is gone.
-pub const PLAN_GONE_ALERT: &str = "This plan is gone: it was submitted, withdrawn or deleted.";
+pub const PLAN_GONE_ALERT: &str = "Plan not found: it was submitted, withdrawn or deleted.";
 
 /// `/help`: what the bot does and its commands; button `📋 Open queue`.
 #[must_use]
