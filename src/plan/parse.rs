@@ -109,6 +109,10 @@ fn atx_headings(
         if !lines::content(all[line]).trim_start().starts_with('#') {
             continue;
         }
+        // A lone CR ends a line for CommonMark but not for these files: one line can hold two "headings".
+        if h1 == Some(line) || h2s.last() == Some(&line) {
+            continue;
+        }
         match level {
             HeadingLevel::H1 if h1.is_none() && h2s.is_empty() => h1 = Some(line),
             HeadingLevel::H2 => h2s.push(line),

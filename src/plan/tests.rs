@@ -425,3 +425,16 @@ fn quoted_and_commented_values_keep_their_comment() {
     );
     assert!(after.contains("\nanswer: a # c\n"), "{after}");
 }
+
+#[test]
+fn a_lone_carriage_return_is_not_a_line_break_and_does_not_panic() {
+    // Found by fuzzing: CommonMark sees two headings where the file has one line.
+    let plan = parse("---\n---\n## A\r## B\n", "s").unwrap();
+    assert_eq!(plan.decisions.len(), 1);
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/fuzz-parse-crash-1.md"
+    ))
+    .unwrap();
+    let _ = parse_bytes(&bytes, "s");
+}
