@@ -141,6 +141,14 @@ async fn poll(ctx: Ctx, settings: Settings) {
         }
     });
 
+    // A webhook left by another program would make every getUpdates fail with 409.
+    if let Err(e) = retry("deleteWebhook", Patience::Persistent, || {
+        ctx.api.bot.delete_webhook().send()
+    })
+    .await
+    {
+        tracing::warn!(error = %e, "deleteWebhook failed");
+    }
     // Drop updates sent while the daemon was down: stale taps on views that no longer match.
     let mut offset: i32 = 0;
     let dropped = retry("getUpdates", Patience::Persistent, || {
