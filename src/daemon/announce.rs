@@ -9,7 +9,7 @@ use teloxide::types::ChatId;
 use tokio::sync::mpsc;
 
 use crate::plan::{Plan, Priority};
-use crate::queue::Problem;
+use crate::queue::{Problem, Scan};
 use crate::telegram::views;
 
 use super::api::Patience;
@@ -32,11 +32,10 @@ pub enum Notice {
     Problem(Problem),
 }
 
-/// The first scan, before the daemon polls: what is pending now gets one start-up summary, not one message each.
-pub async fn initial_scan(ctx: &Ctx, notices: &mpsc::UnboundedSender<Notice>) {
-    if let Some(new) = rescan(ctx, notices).await
-        && !new.is_empty()
-    {
+/// The start-up scan, before the daemon polls: what is pending now gets one summary, not one message each.
+pub fn initial_scan(ctx: &Ctx, scan: Scan, notices: &mpsc::UnboundedSender<Notice>) {
+    let new = absorb(ctx, scan, notices);
+    if !new.is_empty() {
         let _ = notices.send(Notice::Startup(new));
     }
 }
@@ -74,6 +73,11 @@ async fn rescan(ctx: &Ctx, notices: &mpsc::UnboundedSender<Notice>) -> Option<Ve
             return None;
         }
     };
+    Some(absorb(ctx, scan, notices))
+}
+
+/// Takes a scan into the snapshot and reports settled problems; returns the plans never seen before.
+fn absorb(ctx: &Ctx, scan: Scan, notices: &mpsc::UnboundedSender<Notice>) -> Vec<Plan> {
     let new: Vec<Plan> = {
         let mut announced = ctx.state.lock_announced();
         scan.plans
@@ -87,7 +91,7 @@ async fn rescan(ctx: &Ctx, notices: &mpsc::UnboundedSender<Notice>) -> Option<Ve
         let _ = notices.send(Notice::Problem(p));
     }
     ctx.state.set_snapshot(Snapshot::new(scan.plans));
-    Some(new)
+    new
 }
 
 /// Sends notices to every allowed user, folding bursts of new plans into one message.

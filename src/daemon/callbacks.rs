@@ -50,7 +50,6 @@ pub async fn handle(ctx: &Ctx, q: CallbackQuery) {
             let Some(loaded) = ctx.resolve(plan).await else {
                 return plan_gone(ctx, &q, chat, message).await;
             };
-            answer(ctx, &q, None, false).await;
             let p = &loaded.plan;
             let view = match cb {
                 Callback::Open { .. } => views::plan(p),
@@ -64,7 +63,7 @@ pub async fn handle(ctx: &Ctx, q: CallbackQuery) {
                 }
                 _ => views::plan(p),
             };
-            ctx.show(chat, message, &view).await;
+            tokio::join!(answer(ctx, &q, None, false), ctx.show(chat, message, &view));
         }
         Callback::Answer {
             plan,
@@ -176,8 +175,9 @@ async fn record(
     match applied {
         Ok(Outcome::Edited(l)) | Ok(Outcome::Completed { plan: l, .. }) => {
             tracing::info!(plan = %l.plan.id, decision = index, "recorded");
-            answer(ctx, q, None, false).await;
-            ctx.show(chat, message, &next_view(&l.plan, index)).await;
+            // The answer is on disk: acknowledge the tap and redraw at the same time.
+            let view = next_view(&l.plan, index);
+            tokio::join!(answer(ctx, q, None, false), ctx.show(chat, message, &view));
         }
         Err(e) => {
             let Some(fresh) = ctx.fresh(plan_id).await else {

@@ -94,7 +94,7 @@ pub async fn run(
 ) -> Result<(), DaemonError> {
     let queue = Queue::open(&settings.queue_dir, settings.notifications)?;
     let _lock = lockfile::acquire(queue.root())?;
-    let recovered = queue.recover()?;
+    let (recovered, scan) = queue.recover_scan()?;
     for l in &recovered {
         tracing::info!(plan = %l.plan.id, "finished a submit interrupted by a crash");
     }
@@ -114,7 +114,7 @@ pub async fn run(
         allowed: Arc::new(settings.allowed_users.iter().copied().collect()),
     };
 
-    let polling = poll(ctx.clone(), settings.clone());
+    let polling = poll(ctx.clone(), settings.clone(), scan);
     tokio::pin!(polling);
     tokio::pin!(shutdown);
     tokio::select! {
@@ -125,7 +125,7 @@ pub async fn run(
 }
 
 /// Start-up calls, the watcher, then the getUpdates loop. Runs until cancelled.
-async fn poll(ctx: Ctx, settings: Settings) {
+async fn poll(ctx: Ctx, settings: Settings, first_scan: crate::queue::Scan) {
     let me = retry("getMe", Patience::Persistent, || {
         ctx.api.bot.get_me().send()
     })
@@ -162,7 +162,7 @@ async fn poll(ctx: Ctx, settings: Settings) {
     }
 
     let (notice_tx, notice_rx) = mpsc::unbounded_channel();
-    announce::initial_scan(&ctx, &notice_tx).await;
+    announce::initial_scan(&ctx, first_scan, &notice_tx);
     let (watch, signals) = watcher::watch(&[ctx.queue.pending_dir()], settings.watch);
     let watching = tokio::spawn(announce::watch_loop(ctx.clone(), signals, notice_tx));
     let announcing = tokio::spawn(announce::announcer(ctx.clone(), notice_rx));

@@ -284,17 +284,27 @@ impl Queue {
     /// Start-up recovery: completes plans left in pending/ with status completed (a crash between the steps of a
     /// submit) and removes temp files a crash left behind. Returns the plans it completed.
     pub fn recover(&self) -> Result<Vec<Loaded>, StoreError> {
+        Ok(self.recover_scan()?.0)
+    }
+
+    /// [`Queue::recover`], also returning the scan of what is still pending (so a start-up reads the queue once).
+    pub fn recover_scan(&self) -> Result<(Vec<Loaded>, Scan), StoreError> {
         for dir in [self.pending_dir(), self.completed_dir(), self.notify_dir()] {
             atomic::remove_stale_temps(&dir, Duration::from_secs(60))
                 .map_err(StoreError::io(&dir))?;
         }
+        let mut scan = self.scan_pending()?;
         let mut done = Vec::new();
-        for loaded in self.scan_pending()?.plans {
+        let mut pending = Vec::with_capacity(scan.plans.len());
+        for loaded in std::mem::take(&mut scan.plans) {
             if loaded.plan.status == PlanStatus::Completed {
                 done.push(self.complete(&loaded)?.0);
+            } else {
+                pending.push(loaded);
             }
         }
-        Ok(done)
+        scan.plans = pending;
+        Ok((done, scan))
     }
 
     /// Writes a new plan file into pending/ as `name` (staged as a dotfile, then renamed in); never replaces a
@@ -366,8 +376,30 @@ fn scan_dir(dir: &Path, location: Location) -> Result<Scan, StoreError> {
         }
     }
     paths.sort_by(|a, b| a.0.cmp(&b.0));
-    for (path, meta) in paths {
-        match load(&path, location) {
+    // Reading and parsing thousands of plans is the start-up cost: spread it over the cores, keep the order.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8);
+    let chunk = paths.len().div_ceil(threads).max(64);
+    let results: Vec<Vec<(PathBuf, fs::Metadata, Result<Loaded, StoreError>)>> =
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = paths
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|(p, m)| (p.clone(), m.clone(), load(p, location)))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().unwrap_or_default())
+                .collect()
+        });
+    for (path, meta, result) in results.into_iter().flatten() {
+        match result {
             Ok(loaded) => scan.plans.push(loaded),
             Err(StoreError::Invalid(diagnostic)) => scan.problems.push(Problem {
                 path: path.clone(),
