@@ -357,6 +357,9 @@ pub fn load(path: &Path, location: Location) -> Result<Loaded, StoreError> {
     })
 }
 
+/// One file of a scan: its path, its metadata when listed, and what reading it gave.
+type Read = (PathBuf, fs::Metadata, Result<Loaded, StoreError>);
+
 fn scan_dir(dir: &Path, location: Location) -> Result<Scan, StoreError> {
     let mut scan = Scan::default();
     let entries = fs::read_dir(dir).map_err(StoreError::io(dir))?;
@@ -381,23 +384,22 @@ fn scan_dir(dir: &Path, location: Location) -> Result<Scan, StoreError> {
         .map_or(1, |n| n.get())
         .clamp(1, 8);
     let chunk = paths.len().div_ceil(threads).max(64);
-    let results: Vec<Vec<(PathBuf, fs::Metadata, Result<Loaded, StoreError>)>> =
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = paths
-                .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || {
-                        part.iter()
-                            .map(|(p, m)| (p.clone(), m.clone(), load(p, location)))
-                            .collect::<Vec<_>>()
-                    })
+    let results: Vec<Vec<Read>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = paths
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|(p, m)| (p.clone(), m.clone(), load(p, location)))
+                        .collect::<Vec<_>>()
                 })
-                .collect();
-            workers
-                .into_iter()
-                .map(|w| w.join().unwrap_or_default())
-                .collect()
-        });
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
     for (path, meta, result) in results.into_iter().flatten() {
         match result {
             Ok(loaded) => scan.plans.push(loaded),
