@@ -176,11 +176,12 @@ fn bare_write(target: &Path, text: &str) -> Duration {
 /// Tap → editMessageText at the fake, with `plans` pending; beside it the bare durable write of the same file.
 async fn tap_latency(plans: usize, samples: usize) -> (Stats, Stats, u64, u64) {
     let env = Env::new().await;
-    let decisions = samples.div_ceil(plans.min(samples)).max(1) + 1;
+    // Plans of the spec's size (3 decisions); taps go round the plans and decisions, alternating the option, so
+    // every tap changes an answer.
     for p in 0..plans {
         fs::write(
             env.pending().join(format!("p{p}.md")),
-            plan_text(&format!("p{p}"), if p < samples { decisions } else { 1 }),
+            plan_text(&format!("p{p}"), 3),
         )
         .unwrap();
     }
@@ -214,8 +215,10 @@ async fn tap_latency(plans: usize, samples: usize) -> (Stats, Stats, u64, u64) {
     let mut taps = Vec::new();
     let mut bare = Vec::new();
     for s in 0..samples {
-        let p = s % plans.min(samples);
-        let d = s / plans.min(samples);
+        let used = plans.min(samples);
+        let p = s % used;
+        let d = (s / used) % 3;
+        let option = (s / (used * 3)) % 2;
         let id = format!("p{p}");
         let path = env.pending().join(format!("{id}.md"));
         let text = fs::read_to_string(&path).unwrap();
@@ -224,8 +227,12 @@ async fn tap_latency(plans: usize, samples: usize) -> (Stats, Stats, u64, u64) {
         let data = Callback::Answer {
             plan: plan_ref(&id),
             index: d as u16,
-            option: 1,
-            seen: fingerprint(&[&dec.id, &dec.options[1].key, &dec.options[1].label]),
+            option: option as u16,
+            seen: fingerprint(&[
+                &dec.id,
+                &dec.options[option].key,
+                &dec.options[option].label,
+            ]),
         }
         .encode();
         let before = env.fake.calls_of("editMessageText").len();
