@@ -75,9 +75,11 @@ fn plan() -> impl Strategy<Value = GenPlan> {
                     }
                     // A decision without a meta block takes its id from the title.
                     if !d.with_meta {
-                        d.id = slug::slug(&d.title);
-                        if d.id.is_empty() || !seen.insert(d.id.clone()) {
-                            d.with_meta = true;
+                        let from_title = slug::slug(&d.title);
+                        if !from_title.is_empty() && seen.insert(from_title.clone()) {
+                            d.id = from_title;
+                        } else {
+                            d.with_meta = true; // keeps its own unique id
                         }
                     }
                 }

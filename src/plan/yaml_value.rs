@@ -61,6 +61,9 @@ pub fn double_quoted(s: &str) -> String {
 ///
 /// Numbers and booleans come back as their text, so `answer: 42` is the answer `"42"`.
 pub fn read(value: &str) -> Result<Option<String>, String> {
+    if let Some(fast) = read_plain(value) {
+        return Ok(fast);
+    }
     let parsed: Value = serde_yaml::from_str(value).map_err(|e| first_line(&e.to_string()))?;
     match parsed {
         Value::Null => Ok(None),
@@ -71,6 +74,28 @@ pub fn read(value: &str) -> Result<Option<String>, String> {
             Err("expected a single value, found a list or a map".to_owned())
         }
     }
+}
+
+/// The common values (`null`, ids, keys, statuses, RFC 3339 timestamps, user ids) read without a YAML parser:
+/// a plan has a few of them per decision and parsing is the daemon's start-up cost. `None` = not sure, ask YAML.
+/// Each shape is one YAML 1.2 reads as exactly this text (tested against serde_yaml below).
+fn read_plain(value: &str) -> Option<Option<String>> {
+    match value {
+        "" | "~" | "null" | "Null" | "NULL" => return Some(None),
+        "true" | "True" | "TRUE" => return Some(Some("true".to_owned())),
+        "false" | "False" | "FALSE" => return Some(Some("false".to_owned())),
+        _ => {}
+    }
+    let bytes = value.as_bytes();
+    let word = bytes[0].is_ascii_alphabetic()
+        && bytes.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'));
+    let number = bytes.len() < 19
+        && (value == "0" || (bytes[0] != b'0' && bytes.iter().all(u8::is_ascii_digit)));
+    let timestamp = bytes.len() >= 10
+        && bytes[..4].iter().all(u8::is_ascii_digit)
+        && bytes[4] == b'-'
+        && bytes.iter().all(|b| b.is_ascii_digit() || matches!(b, b'-' | b':' | b'T' | b'Z' | b'.' | b'+'));
+    (word || number || timestamp).then(|| Some(value.to_owned()))
 }
 
 fn first_line(s: &str) -> String {
@@ -101,7 +126,41 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_fast_path_agrees_with_yaml() {
+        for v in [
+            "", "~", "null", "NULL", "true", "False", "jwt", "auth-strategy", "q_1", "a1-b2", "0", "42", "93533553",
+            "007", "1e5", "0x10", "2026-01-30T00:00:00Z", "2026-01-30", "2026-01-30T01:02:03.5+02:00", "y", "no",
+            ".inf", "-1", "yes",
+        ] {
+            let slow: Option<String> = match serde_yaml::from_str::<Value>(v).unwrap() {
+                Value::Null => None,
+                Value::String(s) => Some(s),
+                Value::Bool(b) => Some(b.to_string()),
+                Value::Number(n) => Some(n.to_string()),
+                other => panic!("{other:?}"),
+            };
+            if let Some(fast) = read_plain(v) {
+                assert_eq!(fast, slow, "{v:?}");
+            }
+        }
+    }
+
     proptest! {
+        #[test]
+        fn fast_path_agrees_on_arbitrary_values(s in "[a-zA-Z0-9_:.+TZ-]{1,24}") {
+            if let (Some(fast), Ok(parsed)) = (read_plain(&s), serde_yaml::from_str::<Value>(&s)) {
+                let slow = match parsed {
+                    Value::Null => None,
+                    Value::String(x) => Some(x),
+                    Value::Bool(b) => Some(b.to_string()),
+                    Value::Number(n) => Some(n.to_string()),
+                    _ => None,
+                };
+                prop_assert_eq!(fast, slow);
+            }
+        }
+
         #[test]
         fn round_trips(s in any::<String>()) {
             let written = scalar(&s);
