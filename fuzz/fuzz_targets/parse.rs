@@ -18,8 +18,6 @@ fuzz_target!(|data: &[u8]| {
         assert!(result.is_err(), "non-UTF-8 input parsed");
         return;
     };
-    // The bytes entry point and the text entry point agree (and parsing is a function of the text).
-    assert_eq!(result, plan::parse(text, "fuzz"));
     let Ok(p) = result else { return };
     let lines = text.split_inclusive('\n').count();
     assert!(!p.decisions.is_empty(), "a plan without decisions parsed");
