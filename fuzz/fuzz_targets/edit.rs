@@ -39,7 +39,7 @@ fuzz_target!(|data: &[u8]| {
         Some(nul) => (&data[..nul], Some(&data[nul + 1..])),
         None => (data, None),
     };
-    if known::skip(file) {
+    if known::skip(file) || known::skip_edit(file) {
         return;
     }
     let Ok(text) = std::str::from_utf8(file) else {
