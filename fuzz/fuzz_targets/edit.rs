@@ -2,8 +2,8 @@
 //! leaves every other decision as it was and keeps every line it did not target.
 //!
 //! Input layout: `FILE [\0 PARAMS]`. Everything before the last NUL byte is the decision file; the bytes after
-//! it are read with `arbitrary` as [`Params`] (which decision, which edit, custom text, user id). An input
-//! without a NUL byte (the seed files) is checked with every edit on each of its first decisions.
+//! it are read with `arbitrary` as [`Params`] (which decision, which edit, custom text, user id). In an input
+//! without a NUL byte (the seed files) the file's last 16 bytes are read as the params as well.
 #![no_main]
 
 use arbiter_zebu::plan::{self, Decision, DecisionStatus, Edit, EditError, Plan, PlanStatus};
@@ -48,23 +48,18 @@ fuzz_target!(|data: &[u8]| {
     let Ok(before) = plan::parse(text, STEM) else {
         return;
     };
-    match params {
-        Some(bytes) => {
-            let Ok(p) = Params::arbitrary(&mut Unstructured::new(bytes)) else {
-                return;
-            };
-            let idx = usize::from(p.decision) % before.decisions.len();
-            run(text, &before, idx, p.kind, p.by.as_deref(), &p.custom);
-        }
-        None => {
-            for idx in 0..before.decisions.len().min(4) {
-                for kind in [Kind::Skip, Kind::Custom, Kind::Answer] {
-                    run(text, &before, idx, kind, Some("93533553"), "a custom: answer #1");
-                }
-            }
-            run(text, &before, 0, Kind::SettleAndSubmit, None, "");
-        }
-    }
+    // Without a NUL byte the file's last bytes choose the edit too (one edit per run keeps runs cheap).
+    let bytes = params.unwrap_or(&file[file.len().saturating_sub(16)..]);
+    let Ok(p) = Params::arbitrary(&mut Unstructured::new(bytes)) else {
+        return;
+    };
+    let custom = if params.is_none() && p.custom.trim().is_empty() {
+        "a custom: answer #1"
+    } else {
+        p.custom.as_str()
+    };
+    let idx = usize::from(p.decision) % before.decisions.len();
+    run(text, &before, idx, p.kind, p.by.as_deref(), custom);
 });
 
 fn run(text: &str, before: &Plan, idx: usize, kind: Kind, by: Option<&str>, custom: &str) {
