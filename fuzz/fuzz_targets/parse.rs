@@ -6,13 +6,7 @@ use std::collections::HashSet;
 use arbiter_zebu::plan;
 use libfuzzer_sys::fuzz_target;
 
-#[path = "known.rs"]
-mod known;
-
 fuzz_target!(|data: &[u8]| {
-    if known::skip(data) {
-        return;
-    }
     let result = plan::parse_bytes(data, "fuzz");
     let Ok(text) = std::str::from_utf8(data) else {
         assert!(result.is_err(), "non-UTF-8 input parsed");

@@ -4,7 +4,9 @@ use std::ops::Range;
 
 use super::lines;
 use super::parse::meta_key;
-use super::{DecisionStatus, Diagnostic, Plan, PlanStatus, parse, yaml_value};
+use serde_yaml::{Mapping, Value};
+
+use super::{DecisionStatus, Diagnostic, Plan, PlanStatus, frontmatter, parse, yaml_value};
 
 /// A change the human asked for. `Answer` carries the label the human saw, so a tap on a view that the agent has
 /// since changed records nothing.
@@ -86,7 +88,7 @@ pub fn apply(
                 Some(v) if *key == "answered_by" && is_plain_number(v) => v.to_owned(),
                 Some(v) => yaml_value::scalar(v),
             };
-            file.set(&mut block, key, &written, false);
+            file.set(&mut block, key, &written, false, true);
         }
         Ok(())
     };
@@ -154,12 +156,55 @@ pub fn apply(
     if *edit == Edit::Submit {
         fields.push(("completed_at", now.to_owned()));
     }
-    for (key, value) in fields {
-        file.set(&mut fm, key, &value, true);
+    let before = frontmatter::parse(&lines::split(text))
+        .map_err(EditError::Invalid)?
+        .map;
+    for (key, value) in &fields {
+        // A key YAML does not see at the top level has no line of its own (a look-alike inside a quoted value
+        // is not it): insert one.
+        let known = before.contains_key(*key);
+        file.set(&mut fm, key, value, true, known);
     }
     let new_text = file.join();
     verify(&new_text, stem, edit).map_err(EditError::WouldCorrupt)?;
+    verify_frontmatter(&before, &new_text, &fields).map_err(EditError::WouldCorrupt)?;
     Ok(new_text)
+}
+
+/// Every frontmatter key the edit does not own reads as before, and the owned ones as written.
+fn verify_frontmatter(
+    before: &Mapping,
+    text: &str,
+    fields: &[(&str, String)],
+) -> Result<(), Diagnostic> {
+    let after = frontmatter::parse(&lines::split(text))?.map;
+    let changed =
+        |what: &str| Diagnostic::new(0, format!("the edit would change frontmatter key `{what}`"));
+    for (key, value) in before {
+        let owned = key
+            .as_str()
+            .is_some_and(|k| fields.iter().any(|(f, _)| *f == k));
+        if !owned && after.get(key) != Some(value) {
+            return Err(changed(key.as_str().unwrap_or("?")));
+        }
+    }
+    for (key, value) in fields {
+        let got = after.get(*key).and_then(|v| match v {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        });
+        if got.as_deref() != Some(value.as_str()) {
+            return Err(changed(key));
+        }
+    }
+    if after.len() > before.len() + fields.len() {
+        return Err(Diagnostic::new(
+            0,
+            "the edit would add unexpected frontmatter keys",
+        ));
+    }
+    Ok(())
 }
 
 fn is_plain_number(v: &str) -> bool {
@@ -214,9 +259,17 @@ impl Lines {
     /// Sets `key` to the already-written YAML `value` inside `block`: rewrites the value on the key's line
     /// (keeping spacing and a trailing comment) or inserts a line at the end of the block, which then grows.
     /// In the frontmatter (`top_level`), indented continuation lines of the old value go too.
-    fn set(&mut self, block: &mut Range<usize>, key: &str, value: &str, top_level: bool) {
+    fn set(
+        &mut self,
+        block: &mut Range<usize>,
+        key: &str,
+        value: &str,
+        top_level: bool,
+        search: bool,
+    ) {
         let found = block
             .clone()
+            .filter(|_| search)
             .find(|&i| line_key(&self.lines[i], top_level) == Some(key));
         match found {
             Some(i) => {
@@ -259,7 +312,11 @@ fn line_key(line: &str, top_level: bool) -> Option<&str> {
     if c.starts_with([' ', '\t', '#', '-']) {
         return None;
     }
-    let colon = c.find(':')?;
+    // The key ends at the first `:` followed by white space or the end (`status:x: 1` is the key `status:x`).
+    let colon = c
+        .char_indices()
+        .find(|&(i, ch)| ch == ':' && c[i + 1..].chars().next().is_none_or(char::is_whitespace))?
+        .0;
     let key = c[..colon].trim_end();
     let key = key
         .strip_prefix('"')

@@ -25,6 +25,8 @@ pub struct Frontmatter {
     pub lines: Range<usize>,
     /// 0-based index of the first body line (after the closing `---`).
     pub body_start: usize,
+    /// The whole mapping as YAML read it (edits check that they leave the keys they don't own alone).
+    pub map: Mapping,
 }
 
 /// Finds and reads the frontmatter of a file split into lines.
@@ -56,7 +58,7 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
             ),
         )
     })?;
-    let map = match value {
+    let mapping = match value {
         Value::Null => Mapping::new(),
         Value::Mapping(m) => m,
         _ => return Err(Diagnostic::new(2, "frontmatter must be `key: value` lines")),
@@ -71,7 +73,7 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
             .map_or(1, |i| i + 1)
     };
     let text = |key: &str| -> Result<Option<String>, Diagnostic> {
-        match map.get(key) {
+        match mapping.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
             Some(Value::Number(n)) => Ok(Some(n.to_string())),
@@ -118,6 +120,7 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
         completed_at: text("completed_at")?,
         lines: 1..close,
         body_start: close + 1,
+        map: mapping,
     })
 }
 

@@ -66,7 +66,9 @@ fn plan() -> impl Strategy<Value = GenPlan> {
         prop::collection::vec(decision(), 1..5),
     )
         .prop_map(
-            |(crlf, trailing_spaces, unknown_keys, with_counts, mut decisions)| {
+            |(crlf, trailing_spaces, mut unknown_keys, with_counts, mut decisions)| {
+                unknown_keys.sort();
+                unknown_keys.dedup_by(|a, b| a.0 == b.0);
                 let mut seen = std::collections::HashSet::new();
                 for (i, d) in decisions.iter_mut().enumerate() {
                     if !seen.insert(d.id.clone()) {

@@ -438,3 +438,69 @@ fn a_lone_carriage_return_is_not_a_line_break_and_does_not_panic() {
     .unwrap();
     let _ = parse_bytes(&bytes, "s");
 }
+
+#[test]
+fn a_frontmatter_key_with_a_colon_is_not_mistaken_for_one_the_edit_owns() {
+    // Found by fuzzing: `status:x` is its own key; the edit must add `status`, not overwrite it.
+    let text = "---\nstatus:x: 1\n---\n## A\n";
+    let after = apply(
+        text,
+        "s",
+        &Edit::Skip {
+            decision: "a".into(),
+        },
+        None,
+        NOW,
+    )
+    .unwrap();
+    assert!(
+        after.starts_with("---\nstatus:x: 1\nstatus: in_progress\n"),
+        "{after}"
+    );
+}
+
+#[test]
+fn a_key_look_alike_inside_a_quoted_value_is_left_alone() {
+    // Found by fuzzing: the `status:` line is part of `x`'s quoted value, not a key.
+    let text = "---\nx: \"a\nstatus: pending # \"\n---\n## A\n";
+    let after = apply(
+        text,
+        "s",
+        &Edit::Skip {
+            decision: "a".into(),
+        },
+        None,
+        NOW,
+    )
+    .unwrap();
+    assert!(
+        after.starts_with("---\nx: \"a\nstatus: pending # \"\nstatus: in_progress\n"),
+        "{after}"
+    );
+    assert_eq!(parse(&after, "s").unwrap().status, PlanStatus::InProgress);
+}
+
+#[test]
+fn fuzz_reproducers_never_panic() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/regressions");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        let file = bytes.split(|&b| b == 0).next().unwrap_or(&bytes);
+        if let Ok(plan) = parse_bytes(file, "s") {
+            let text = std::str::from_utf8(file).unwrap();
+            for d in &plan.decisions {
+                if let Ok(after) = apply(
+                    text,
+                    "s",
+                    &Edit::Skip {
+                        decision: d.id.clone(),
+                    },
+                    None,
+                    NOW,
+                ) {
+                    assert!(parse(&after, "s").is_ok());
+                }
+            }
+        }
+    }
+}

@@ -88,13 +88,17 @@ fn read_plain(value: &str) -> Option<Option<String>> {
     }
     let bytes = value.as_bytes();
     let word = bytes[0].is_ascii_alphabetic()
-        && bytes.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'));
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'));
     let number = bytes.len() < 19
         && (value == "0" || (bytes[0] != b'0' && bytes.iter().all(u8::is_ascii_digit)));
     let timestamp = bytes.len() >= 10
         && bytes[..4].iter().all(u8::is_ascii_digit)
         && bytes[4] == b'-'
-        && bytes.iter().all(|b| b.is_ascii_digit() || matches!(b, b'-' | b':' | b'T' | b'Z' | b'.' | b'+'));
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b':' | b'T' | b'Z' | b'.' | b'+'));
     (word || number || timestamp).then(|| Some(value.to_owned()))
 }
 
@@ -129,9 +133,30 @@ mod tests {
     #[test]
     fn the_fast_path_agrees_with_yaml() {
         for v in [
-            "", "~", "null", "NULL", "true", "False", "jwt", "auth-strategy", "q_1", "a1-b2", "0", "42", "93533553",
-            "007", "1e5", "0x10", "2026-01-30T00:00:00Z", "2026-01-30", "2026-01-30T01:02:03.5+02:00", "y", "no",
-            ".inf", "-1", "yes",
+            "",
+            "~",
+            "null",
+            "NULL",
+            "true",
+            "False",
+            "jwt",
+            "auth-strategy",
+            "q_1",
+            "a1-b2",
+            "0",
+            "42",
+            "93533553",
+            "007",
+            "1e5",
+            "0x10",
+            "2026-01-30T00:00:00Z",
+            "2026-01-30",
+            "2026-01-30T01:02:03.5+02:00",
+            "y",
+            "no",
+            ".inf",
+            "-1",
+            "yes",
         ] {
             let slow: Option<String> = match serde_yaml::from_str::<Value>(v).unwrap() {
                 Value::Null => None,
