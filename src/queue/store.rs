@@ -85,6 +85,23 @@ pub struct Queue {
     notifications: bool,
     locks: Arc<Mutex<HashMap<String, Arc<Mutex<()>>>>>,
     index: Arc<Mutex<HashMap<String, PathBuf>>>,
+    /// Plans of the last pending/ scan by file version: a rescan parses only files that changed.
+    parsed: Arc<Mutex<HashMap<PathBuf, (Version, Loaded)>>>,
+}
+
+/// What identifies one version of a file: inode, size, modification and change times (ns).
+type Version = (u64, u64, i64, i64, i64, i64);
+
+fn version_of(meta: &fs::Metadata) -> Version {
+    use std::os::unix::fs::MetadataExt;
+    (
+        meta.ino(),
+        meta.len(),
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.ctime(),
+        meta.ctime_nsec(),
+    )
 }
 
 /// How many times an edit is re-applied when the file changes under it before giving up.
@@ -102,6 +119,7 @@ impl Queue {
             notifications,
             locks: Arc::default(),
             index: Arc::default(),
+            parsed: Arc::default(),
         };
         for dir in [
             queue.pending_dir(),
@@ -132,7 +150,7 @@ impl Queue {
 
     /// Reads every plan in pending/ (dotfiles, non-`.md` files, symlinks and folders are ignored).
     pub fn scan_pending(&self) -> Result<Scan, StoreError> {
-        let scan = scan_dir(&self.pending_dir(), Location::Pending)?;
+        let scan = scan_dir(&self.pending_dir(), Location::Pending, Some(&self.parsed))?;
         let mut index = lock(&self.index);
         index.clear();
         index.extend(
@@ -145,7 +163,7 @@ impl Queue {
 
     /// Reads every plan in completed/.
     pub fn scan_completed(&self) -> Result<Scan, StoreError> {
-        scan_dir(&self.completed_dir(), Location::Completed)
+        scan_dir(&self.completed_dir(), Location::Completed, None)
     }
 
     /// Finds a plan by id, in pending/ first, then completed/. Ids are compared, never turned into paths.
@@ -360,7 +378,12 @@ pub fn load(path: &Path, location: Location) -> Result<Loaded, StoreError> {
 /// One file of a scan: its path, its metadata when listed, and what reading it gave.
 type Read = (PathBuf, fs::Metadata, Result<Loaded, StoreError>);
 
-fn scan_dir(dir: &Path, location: Location) -> Result<Scan, StoreError> {
+/// Reads every plan in `dir`; with a cache, files whose version is unchanged since the last scan are not re-read.
+fn scan_dir(
+    dir: &Path,
+    location: Location,
+    cache: Option<&Mutex<HashMap<PathBuf, (Version, Loaded)>>>,
+) -> Result<Scan, StoreError> {
     let mut scan = Scan::default();
     let entries = fs::read_dir(dir).map_err(StoreError::io(dir))?;
     let mut paths: Vec<(PathBuf, fs::Metadata)> = Vec::new();
@@ -384,6 +407,19 @@ fn scan_dir(dir: &Path, location: Location) -> Result<Scan, StoreError> {
         .map_or(1, |n| n.get())
         .clamp(1, 8);
     let chunk = paths.len().div_ceil(threads).max(64);
+    let known: HashMap<PathBuf, (Version, Loaded)> = cache
+        .map(|c| std::mem::take(&mut *lock(c)))
+        .unwrap_or_default();
+    let (unchanged, paths): (Vec<_>, Vec<_>) = paths
+        .into_iter()
+        .partition(|(p, m)| known.get(p).is_some_and(|(v, _)| *v == version_of(m)));
+    let mut fresh: HashMap<PathBuf, (Version, Loaded)> =
+        HashMap::with_capacity(unchanged.len() + paths.len());
+    for (p, m) in unchanged {
+        if let Some(entry) = known.get(&p) {
+            fresh.insert(p, (version_of(&m), entry.1.clone()));
+        }
+    }
     let results: Vec<Vec<Read>> = std::thread::scope(|scope| {
         let workers: Vec<_> = paths
             .chunks(chunk)
@@ -402,7 +438,9 @@ fn scan_dir(dir: &Path, location: Location) -> Result<Scan, StoreError> {
     });
     for (path, meta, result) in results.into_iter().flatten() {
         match result {
-            Ok(loaded) => scan.plans.push(loaded),
+            Ok(loaded) => {
+                fresh.insert(path, (version_of(&meta), loaded));
+            }
             Err(StoreError::Invalid(diagnostic)) => scan.problems.push(Problem {
                 path: path.clone(),
                 diagnostic,
@@ -417,6 +455,12 @@ fn scan_dir(dir: &Path, location: Location) -> Result<Scan, StoreError> {
             }),
             Err(other) => return Err(other),
         }
+    }
+    let mut plans: Vec<&(Version, Loaded)> = fresh.values().collect();
+    plans.sort_by(|a, b| a.1.path.cmp(&b.1.path));
+    scan.plans = plans.into_iter().map(|(_, l)| l.clone()).collect();
+    if let Some(c) = cache {
+        *lock(c) = fresh;
     }
     Ok(scan)
 }
