@@ -34,16 +34,7 @@ async fn a_hundred_callbacks_on_one_plan_at_once_are_all_recorded() {
                 .tap_raw(OWNER, 0, &answer_data(&text, "hundred", i, i % 2))
         })
         .collect();
-    let all = d
-        .fake
-        .wait_until(
-            |f| {
-                ids.iter()
-                    .all(|i| f.callback_answers().iter().any(|(q, _, _)| q == i))
-            },
-            WAIT * 3,
-        )
-        .await;
+    let all = d.wait_answered(&ids, WAIT * 3).await;
     assert!(all, "every tap answered");
     let file = d.queue.read("pending", "h.md");
     let plan = parse(&file, "h").unwrap();
@@ -105,16 +96,7 @@ async fn an_agent_rewriting_the_plan_while_taps_arrive_loses_nothing_of_its_own(
         rewrite(rev);
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    let all = d
-        .fake
-        .wait_until(
-            |f| {
-                ids.iter()
-                    .all(|i| f.callback_answers().iter().any(|(q, _, _)| q == i))
-            },
-            WAIT,
-        )
-        .await;
+    let all = d.wait_answered(&ids, WAIT).await;
     assert!(all);
     let file = std::fs::read_to_string(&path).unwrap();
     assert!(

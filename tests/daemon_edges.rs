@@ -93,19 +93,7 @@ async fn a_plan_deleted_mid_review_shows_plan_not_found_and_the_queue() {
     let d = Running::start(q).await;
     let id = open_first_decision(&d).await;
     std::fs::remove_file(d.queue.root().join("pending/p.md")).unwrap();
-    let qid = d.fake.tap_label(OWNER, id, "A").unwrap();
-    d.fake
-        .wait_until(
-            |f| f.callback_answers().iter().any(|(q, _, _)| *q == qid),
-            WAIT,
-        )
-        .await;
-    let (_, text, alert) = d
-        .fake
-        .callback_answers()
-        .into_iter()
-        .find(|(q, _, _)| *q == qid)
-        .unwrap();
+    let (text, alert) = d.tap_answer(id, "A").await; // the human saw A
     assert!(alert && text.unwrap().starts_with("Plan not found"));
     d.wait_message(|m| m.message_id == id && m.plain.contains("Decision Queue"))
         .await;
@@ -124,19 +112,7 @@ async fn an_agent_rewrite_between_view_and_tap_is_refused_and_redrawn() {
         "- `session` — Server sessions (more control)\n- `jwt` — JWT tokens (stateless, scalable)",
     );
     d.queue.drop_plan("p.md", &rewritten);
-    let qid = d.fake.tap_label(OWNER, id, "A").unwrap(); // the human saw A = JWT
-    d.fake
-        .wait_until(
-            |f| f.callback_answers().iter().any(|(q, _, _)| *q == qid),
-            WAIT,
-        )
-        .await;
-    let (_, text, alert) = d
-        .fake
-        .callback_answers()
-        .into_iter()
-        .find(|(q, _, _)| *q == qid)
-        .unwrap();
+    let (text, alert) = d.tap_answer(id, "A").await; // the human saw A
     assert!(alert && text.unwrap().contains("changed since this view was drawn"));
     d.wait_message(|m| m.message_id == id && m.plain.contains("A. Server sessions"))
         .await;

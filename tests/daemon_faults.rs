@@ -66,16 +66,7 @@ async fn forged_and_random_callback_data_from_the_owner_change_nothing() {
     for data in forged {
         ids.push(d.fake.tap_raw(OWNER, 12345, data));
     }
-    let ok = d
-        .fake
-        .wait_until(
-            |f| {
-                ids.iter()
-                    .all(|i| f.callback_answers().iter().any(|(q, _, _)| q == i))
-            },
-            WAIT,
-        )
-        .await;
+    let ok = d.wait_answered(&ids, WAIT).await;
     assert!(ok, "every callback is answered");
     assert_eq!(d.queue.read("pending", "p.md"), before);
     assert!(!d.task.is_finished());

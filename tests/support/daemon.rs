@@ -117,6 +117,38 @@ impl Running {
         assert!(answered, "callback {qid} never answered");
     }
 
+    /// Taps `label` on message `id` as the owner; returns the callback answer's text and whether it was an alert.
+    pub async fn tap_answer(&self, id: i32, label: &str) -> (Option<String>, bool) {
+        let qid = self
+            .fake
+            .tap_label(OWNER, id, label)
+            .unwrap_or_else(|e| panic!("{e}\n{}", self.transcript()));
+        assert!(
+            self.wait_answered(std::slice::from_ref(&qid), WAIT).await,
+            "callback {qid} never answered"
+        );
+        let (_, text, alert) = self
+            .fake
+            .callback_answers()
+            .into_iter()
+            .find(|(q, _, _)| *q == qid)
+            .expect("answer recorded");
+        (text, alert)
+    }
+
+    /// Waits until every callback query in `ids` is answered.
+    pub async fn wait_answered(&self, ids: &[String], timeout: Duration) -> bool {
+        self.fake
+            .wait_until(
+                |f| {
+                    ids.iter()
+                        .all(|i| f.callback_answers().iter().any(|(q, _, _)| q == i))
+                },
+                timeout,
+            )
+            .await
+    }
+
     /// Everything in the owner's chat, as text and buttons.
     #[must_use]
     pub fn transcript(&self) -> String {
