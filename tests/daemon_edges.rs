@@ -352,3 +352,19 @@ async fn a_deep_link_opens_the_plan() {
         .collect();
     assert_eq!(names, ["start", "queue", "help", "cancel"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_telegram_refuses_stops_the_daemon_with_a_clear_error() {
+    let fake = arbiter_zebu::fakebot::FakeBot::start().await.unwrap();
+    let q = TempQueue::new();
+    fake.inject("getMe", Fault::ServerError(401), 1); // Telegram answers 401 "Unauthorized"
+    let run = arbiter_zebu::daemon::run(settings(&fake, &q), std::future::pending());
+    let err = tokio::time::timeout(WAIT, run)
+        .await
+        .expect("returns")
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Telegram refused the bot token (check telegram.token or ARBITER_TELEGRAM_TOKEN)"
+    );
+}

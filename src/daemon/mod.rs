@@ -85,6 +85,8 @@ pub enum DaemonError {
     Store(#[from] StoreError),
     #[error("can't build the HTTP client: {0}")]
     Client(String),
+    #[error("Telegram refused the bot token (check telegram.token or ARBITER_TELEGRAM_TOKEN)")]
+    TokenRefused,
 }
 
 /// Runs the daemon until `shutdown` resolves.
@@ -118,20 +120,28 @@ pub async fn run(
     tokio::pin!(polling);
     tokio::pin!(shutdown);
     tokio::select! {
-        () = &mut polling => {}
+        result = &mut polling => result?,
         () = &mut shutdown => tracing::info!("shutting down"),
     }
     Ok(())
 }
 
 /// Start-up calls, the watcher, then the getUpdates loop. Runs until cancelled.
-async fn poll(ctx: Ctx, settings: Settings, first_scan: crate::queue::Scan) {
+async fn poll(
+    ctx: Ctx,
+    settings: Settings,
+    first_scan: crate::queue::Scan,
+) -> Result<(), DaemonError> {
     let me = retry("getMe", Patience::Persistent, || {
         ctx.api.bot.get_me().send()
     })
     .await;
     match me {
         Ok(me) => tracing::info!(bot = %me.username(), "connected to the Bot API"),
+        // A wrong token never gets better: stop with a clear error (systemd shows it) instead of polling in vain.
+        Err(teloxide::RequestError::Api(teloxide::ApiError::InvalidToken)) => {
+            return Err(DaemonError::TokenRefused);
+        }
         Err(e) => tracing::error!(error = %e, "getMe failed"),
     }
     let api = ctx.api.clone();
