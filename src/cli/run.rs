@@ -27,7 +27,7 @@ pub fn run(config_path: Option<PathBuf>) -> ExitCode {
             return ExitCode::from(exit::FAILURE);
         }
     };
-    let _log_guard = init_logging(&cfg.logs.dir, cfg.logs.level);
+    init_logging(&cfg.logs.dir, cfg.logs.level);
     if let Some(w) = Config::permission_warning(&path) {
         tracing::warn!("{w}");
     }
@@ -93,7 +93,7 @@ async fn shutdown_signal() {
 
 /// Logs to stderr and appends to `<logs>/arbiter.log`. The token never reaches a log line: teloxide redacts it
 /// from its errors and the daemon never formats it.
-fn init_logging(dir: &Path, level: tracing::level_filters::LevelFilter) -> Option<()> {
+fn init_logging(dir: &Path, level: tracing::level_filters::LevelFilter) {
     use tracing_subscriber::prelude::*;
     let filter = tracing_subscriber::EnvFilter::builder()
         .with_default_directive(level.into())
@@ -118,5 +118,4 @@ fn init_logging(dir: &Path, level: tracing::level_filters::LevelFilter) -> Optio
         .with(stderr)
         .with(file_layer)
         .try_init();
-    Some(())
 }
