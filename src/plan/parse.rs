@@ -204,7 +204,16 @@ fn parse_decision(all: &[&str], section: Range<usize>, n: usize) -> Result<Decis
         };
         let value =
             yaml_value::read(raw).map_err(|e| Diagnostic::new(i + 1, format!("`{key}`: {e}")))?;
-        fields.insert(key, (value, i + 1));
+        // Like YAML, a key given twice is ambiguous: an edit would rewrite one line and a reader take the other.
+        if let Some((_, first)) = fields.insert(key, (value, i + 1)) {
+            return Err(Diagnostic::new(
+                i + 1,
+                format!(
+                    "`{key}` given twice in decision {} (first on line {first})",
+                    n + 1
+                ),
+            ));
+        }
     }
     let field = |k: &str| fields.get(k).and_then(|(v, _)| v.clone());
     let field_line = |k: &str| fields.get(k).map_or(line, |(_, l)| *l);

@@ -504,3 +504,12 @@ fn fuzz_reproducers_never_panic() {
         }
     }
 }
+
+#[test]
+fn a_key_given_twice_in_a_decision_is_diagnosed() {
+    // Found by fuzzing: with two `answered_by:` lines an edit rewrote the first while readers took the second.
+    assert_eq!(
+        diag("---\nid: x\n---\n## A\n\nanswered_by: 1\nanswered_by: 2\n"),
+        "7: `answered_by` given twice in decision 1 (first on line 6)"
+    );
+}
