@@ -106,7 +106,9 @@ fn atx_headings(
             continue;
         };
         let line = index.line_of(offset + range.start);
-        if !lines::content(all[line]).trim_start().starts_with('#') {
+        // Only a line that opens an ATX heading itself: a setext heading can start with `#` too (`#:`, `#x`,
+        // seven `#`), and an edit's inserted lines can turn a paragraph into one.
+        if !opens_atx_heading(all[line]) {
             continue;
         }
         // A lone CR ends a line for CommonMark but not for these files: one line can hold two "headings".
@@ -120,6 +122,21 @@ fn atx_headings(
         }
     }
     (h1, h2s)
+}
+
+/// True for a line that opens an ATX heading: up to three spaces, one to six `#`, then white space or the end of
+/// the line (ASCII white space as pulldown-cmark reads it, so a lone CR ends the heading too).
+fn opens_atx_heading(line: &str) -> bool {
+    let c = lines::content(line);
+    let t = c.trim_start_matches(' ');
+    if c.len() - t.len() > 3 {
+        return false;
+    }
+    let marks = t.len() - t.trim_start_matches('#').len();
+    (1..=6).contains(&marks)
+        && t.as_bytes()
+            .get(marks)
+            .is_none_or(|&b| b == b' ' || (0x09..=0x0d).contains(&b))
 }
 
 /// The text of an ATX heading line without its `#` marks.
