@@ -5,6 +5,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime};
 
 use arbiter_zebu::fakebot::{FakeBot, Fault};
+use arbiter_zebu::plan::parse;
+use arbiter_zebu::telegram::callback::plan_ref;
 
 use crate::support::daemon::{OWNER, Running, WAIT};
 use crate::support::{SPEC_EXAMPLE, TempQueue, plan_with};
@@ -36,7 +38,41 @@ async fn api_faults_never_make_the_daemon_deaf() {
     })
     .await;
     let queue = d.wait_message(|m| m.plain.contains("Decision Queue")).await;
-    // And the daemon still works normally afterwards.
+    // Polling is back once a later command is answered: faults on getUpdates are used up in order, and the
+    // first /start may have ridden a long poll that was already under way when they were injected.
+    d.fake.send_text(OWNER, "/queue");
+    let views = |f: &FakeBot| {
+        f.messages(OWNER)
+            .iter()
+            .filter(|m| m.from_bot() && m.plain.contains("Decision Queue"))
+            .count()
+    };
+    let recovered = d
+        .fake
+        .wait_until(|f| views(f) >= 2, Duration::from_secs(60))
+        .await;
+    assert!(recovered, "polling never recovered:\n{}", d.transcript());
+    // A second outage: server errors and a rate limit on polling, then on the tap's own calls. The tap still
+    // arrives, is answered and redraws its message.
+    d.fake.inject("getUpdates", Fault::ServerError(500), 2);
+    d.fake.inject(
+        "getUpdates",
+        Fault::TooManyRequests {
+            retry_after_secs: 1,
+        },
+        1,
+    );
+    d.fake.inject("getUpdates", Fault::ServerError(502), 1);
+    d.fake
+        .inject("answerCallbackQuery", Fault::ServerError(500), 1);
+    d.fake.inject("editMessageText", Fault::ServerError(500), 1);
+    d.fake.inject(
+        "editMessageText",
+        Fault::TooManyRequests {
+            retry_after_secs: 1,
+        },
+        1,
+    );
     d.tap(queue.message_id, "1").await;
     d.wait_message(|m| m.message_id == queue.message_id && m.plain.contains("📄"))
         .await;
@@ -49,26 +85,97 @@ async fn api_faults_never_make_the_daemon_deaf() {
 async fn forged_and_random_callback_data_from_the_owner_change_nothing() {
     let q = TempQueue::new();
     q.drop_plan("p.md", SPEC_EXAMPLE);
+    q.drop_plan("q.md", &plan_with("later", "s", 2));
     let d = Running::start(q).await;
     d.wait_message(|_| true).await;
-    let before = d.queue.read("pending", "p.md");
-    let forged = [
-        "a:000000000000:0:0:000000",
-        "a:../../../etc/passwd",
-        "o:",
-        "x:zzzzzzzzzzzz",
-        "q:99999999999",
-        "s:aaaaaaaaaaaa:65535",
-        "\u{0}\u{1}",
-        "🙂",
+    // The owner opens the first decision of plan abc123: the real buttons a forger starts from.
+    d.fake.send_text(OWNER, "/start plan_abc123");
+    let plan = d.wait_message(|m| m.plain.contains("📄")).await;
+    let id = plan.message_id;
+    d.tap(id, "▶️ Continue").await;
+    let view = d
+        .wait_message(|m| m.message_id == id && m.plain.contains("1/"))
+        .await;
+    let data: Vec<String> = view
+        .buttons()
+        .iter()
+        .filter_map(|b| b.callback_data.clone())
+        .collect();
+    let real = data
+        .iter()
+        .find(|c| c.starts_with("a:"))
+        .expect("answer button")
+        .clone();
+    let skip = data
+        .iter()
+        .find(|c| c.starts_with("k:"))
+        .expect("skip button")
+        .clone();
+    let (p_ref, q_ref) = (plan_ref("abc123").0, plan_ref("later").0);
+    let fp = real.rsplit(':').next().expect("fingerprint").to_owned();
+    let before = (
+        d.queue.read("pending", "p.md"),
+        d.queue.read("pending", "q.md"),
+    );
+
+    let mut forged = vec![
+        // Another plan's ref with what this view showed: the other plan's decision 0 is not what was seen.
+        real.replacen(&p_ref, &q_ref, 1),
+        skip.replacen(&p_ref, &q_ref, 1),
+        // This plan, a decision or option the human did not see, with the fingerprint of the one they did.
+        format!("a:{p_ref}:1:0:{fp}"),
+        format!("a:{p_ref}:0:9:{fp}"),
+        format!("a:{p_ref}:65535:0:{fp}"),
+        // Submit while decisions are pending (the button only exists on a finished review).
+        format!("x:{p_ref}"),
+        format!("x:{q_ref}"),
+        // A ref no plan has, and path tricks.
+        "a:000000000000:0:0:000000".to_owned(),
+        "a:../../../etc/passwd".to_owned(),
+        format!("a:../{p_ref}:0:0:{fp}"),
+        "o:".to_owned(),
+        "x:zzzzzzzzzzzz".to_owned(),
+        "q:99999999999".to_owned(),
+        "s:aaaaaaaaaaaa:65535".to_owned(),
+        "\u{0}\u{1}".to_owned(),
+        "🙂".to_owned(),
+        // Huge: far past Telegram's 64 bytes.
+        format!("a:{}", "9".repeat(100_000)),
+        format!("{real}{}", "0".repeat(10_000)),
     ];
-    let mut ids = Vec::new();
-    for data in forged {
-        ids.push(d.fake.tap_raw(OWNER, 12345, data));
+    // Every truncation of a real answer.
+    forged.extend((1..real.len()).map(|n| real[..n].to_owned()));
+    let ids: Vec<String> = forged
+        .iter()
+        .map(|f| d.fake.tap_raw(OWNER, id, f))
+        .collect();
+    assert!(
+        d.wait_answered(&ids, WAIT).await,
+        "every callback is answered"
+    );
+    let answers = d.fake.callback_answers();
+    for (qid, data) in ids.iter().zip(&forged) {
+        let (_, text, alert) = answers.iter().find(|(q, _, _)| q == qid).expect("answered");
+        assert!(
+            *alert && text.is_some(),
+            "{data:.80}: answered {text:?} without an alert"
+        );
     }
-    let ok = d.wait_answered(&ids, WAIT).await;
-    assert!(ok, "every callback is answered");
-    assert_eq!(d.queue.read("pending", "p.md"), before);
+    assert_eq!(
+        (
+            d.queue.read("pending", "p.md"),
+            d.queue.read("pending", "q.md")
+        ),
+        before,
+        "a forged callback changed a plan"
+    );
+    // The real button still records exactly its option.
+    let qid = d.fake.tap_raw(OWNER, id, &real);
+    assert!(d.wait_answered(&[qid], WAIT).await);
+    let after = parse(&d.queue.read("pending", "p.md"), "p").expect("parses");
+    assert_eq!(after.decisions[0].answer.as_deref(), Some("jwt"));
+    assert_eq!(after.answered(), 1);
+    assert_eq!(d.queue.read("pending", "q.md"), before.1);
     assert!(!d.task.is_finished());
 }
 

@@ -206,11 +206,15 @@ async fn poll(
                 };
                 tracing::warn!(error = %e, wait_ms = wait.as_millis() as u64, "getUpdates failed; polling again");
                 tokio::time::sleep(wait).await;
-                backoff = (backoff * 2).min(Duration::from_secs(30));
+                // A short cap: once Telegram is back, the owner's next tap must not wait out a long backoff.
+                backoff = (backoff * 2).min(POLL_BACKOFF_CAP);
             }
         }
     }
 }
+
+/// The longest pause between two failed getUpdates calls (a `retry_after` from Telegram is honoured in full).
+const POLL_BACKOFF_CAP: Duration = Duration::from_secs(5);
 
 fn next_offset(update: &Update) -> i32 {
     i32::try_from(update.id.0).map_or(i32::MAX, |id| id.saturating_add(1))
