@@ -29,6 +29,9 @@ pub struct Frontmatter {
     pub map: Mapping,
 }
 
+/// Characters YAML takes for a line break that do not end a line of the file.
+const YAML_ONLY_BREAKS: [char; 4] = ['\r', '\u{85}', '\u{2028}', '\u{2029}'];
+
 /// Finds and reads the frontmatter of a file split into lines.
 pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
     let first = all
@@ -47,6 +50,15 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
         .find(|(_, l)| matches!(lines::content(l).trim_end(), "---" | "..."))
         .map(|(i, _)| i)
         .ok_or_else(|| Diagnostic::new(1, "unterminated frontmatter: no closing `---` line"))?;
+    // YAML also breaks lines at a lone CR, NEL, U+2028 and U+2029; these files break only at LF. A key YAML
+    // sees on the same file line as another would be rewritten away by an edit of that line.
+    if let Some(i) = (1..close).find(|&i| lines::content(all[i]).contains(YAML_ONLY_BREAKS)) {
+        return Err(Diagnostic::new(
+            i + 1,
+            "a line break other than LF or CRLF (a lone CR, U+0085, U+2028 or U+2029) in the frontmatter: \
+             save the file with LF or CRLF line endings",
+        ));
+    }
     let yaml: String = all[1..close].concat();
     let value: Value = serde_yaml::from_str(&yaml).map_err(|e| {
         let line = e.location().map_or(1, |l| l.line()) + 1;

@@ -541,6 +541,25 @@ fn fuzz_reproducers_replay_cleanly() {
 }
 
 #[test]
+fn a_line_break_only_yaml_sees_in_the_frontmatter_is_diagnosed() {
+    // Found by fuzzing: `completed_at: x\rextra: 1` is two keys to YAML and one line to an edit, so Submit would
+    // rewrite `completed_at` and drop `extra` (caught before writing, but the plan could never be submitted).
+    for brk in ["\r", "\u{85}", "\u{2028}", "\u{2029}"] {
+        let both: serde_yaml::Mapping = serde_yaml::from_str(&format!("a: x{brk}b: y\n")).unwrap();
+        assert_eq!(both.len(), 2, "YAML breaks the line at {brk:?}");
+        assert_eq!(
+            diag(&format!(
+                "---\nid: p\ncompleted_at: null{brk}extra: 1\n---\n## A\n"
+            )),
+            "3: a line break other than LF or CRLF (a lone CR, U+0085, U+2028 or U+2029) in the frontmatter: \
+             save the file with LF or CRLF line endings"
+        );
+    }
+    // CRLF is a line ending, and the body may hold anything.
+    assert!(parse("---\r\nid: p\r\n---\r\n## A\r\n\rx\u{2028}\r\n", "s").is_ok());
+}
+
+#[test]
 fn a_setext_heading_starting_with_a_hash_is_not_a_decision() {
     // Found by fuzzing: `#:` underlined by `-` is a setext heading, not a `## ` section. It was taken for one,
     // so a Skip that inserted a blank line before such a paragraph cut the skipped decision's context off.
