@@ -267,10 +267,17 @@ impl Lines {
         top_level: bool,
         search: bool,
     ) {
-        let found = block
+        let candidates: Vec<usize> = block
             .clone()
             .filter(|_| search)
-            .find(|&i| line_key(&self.lines[i], top_level) == Some(key));
+            .filter(|&i| line_key(&self.lines[i], top_level) == Some(key))
+            .collect();
+        let found = match candidates.as_slice() {
+            [] => None,
+            [one] => Some(*one),
+            several if top_level => self.yaml_key_line(block, key, several),
+            [first, ..] => Some(*first),
+        };
         match found {
             Some(i) => {
                 let new = replace_value(&self.lines[i], value);
@@ -300,6 +307,35 @@ impl Lines {
                 *block = block.start..at + 1;
             }
         }
+    }
+
+    /// Of several frontmatter lines that look like `key: …`, the one YAML reads as the key (the others are inside a
+    /// multi-line quoted value): each is given a marker value in turn until YAML reads the marker back.
+    fn yaml_key_line(
+        &self,
+        block: &Range<usize>,
+        key: &str,
+        candidates: &[usize],
+    ) -> Option<usize> {
+        const MARKER: &str = "arbiter-key-probe";
+        candidates.iter().copied().find(|&at| {
+            let mut yaml = String::new();
+            let mut i = block.start;
+            while i < block.end {
+                if i == at {
+                    yaml.push_str(&replace_value(&self.lines[i], MARKER));
+                    // As `set` does: the old value's continuation lines go.
+                    while i + 1 < block.end && is_continuation(&self.lines[i + 1]) {
+                        i += 1;
+                    }
+                } else {
+                    yaml.push_str(&self.lines[i]);
+                }
+                i += 1;
+            }
+            serde_yaml::from_str::<Mapping>(&yaml)
+                .is_ok_and(|m| m.get(key).and_then(Value::as_str) == Some(MARKER))
+        })
     }
 }
 

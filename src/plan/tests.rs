@@ -560,6 +560,31 @@ fn a_line_break_only_yaml_sees_in_the_frontmatter_is_diagnosed() {
 }
 
 #[test]
+fn an_owned_key_is_rewritten_on_the_line_yaml_reads_not_a_look_alike_in_a_quoted_value() {
+    // Found by fuzzing: once YAML sees `total`, edits rewrote the first line that looks like `total:`, here
+    // inside the quoted value of `x`: the quote was cut, so every edit was refused and nothing could be answered.
+    let text = "---\nid: p\nx: \"a\ntotal: 5 # not a key\"\ntotal: 1\n---\n## A\n## B\n";
+    let skip = |text: &str, d: &str| {
+        apply(text, "s", &Edit::Skip { decision: d.into() }, None, NOW).unwrap()
+    };
+    let new = skip(text, "a");
+    assert_eq!(
+        new,
+        format!(
+            "---\nid: p\nx: \"a\ntotal: 5 # not a key\"\ntotal: 2\nstatus: in_progress\nanswered: 0\n\
+             remaining: 1\nupdated_at: {NOW}\n---\n## A\nstatus: skipped\nanswer: null\nanswered_at: {NOW}\n\n## B\n"
+        )
+    );
+    let new = apply(&skip(&new, "b"), "s", &Edit::Submit, None, NOW).unwrap();
+    let fm: serde_yaml::Mapping = serde_yaml::from_str(new.split("---\n").nth(1).unwrap()).unwrap();
+    assert_eq!(
+        fm.get("x").and_then(|v| v.as_str()),
+        Some("a total: 5 # not a key")
+    );
+    assert_eq!(parse(&new, "s").unwrap().status, PlanStatus::Completed);
+}
+
+#[test]
 fn a_setext_heading_starting_with_a_hash_is_not_a_decision() {
     // Found by fuzzing: `#:` underlined by `-` is a setext heading, not a `## ` section. It was taken for one,
     // so a Skip that inserted a blank line before such a paragraph cut the skipped decision's context off.
