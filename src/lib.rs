@@ -5,6 +5,7 @@
 //! - [`queue`]: the files on disk (scan, atomic writes, completion, notify files, watcher).
 //! - front ends: the Telegram daemon, the agent CLI and the MCP server.
 
+pub mod actions;
 pub mod agent;
 pub mod cli;
 pub mod config;

@@ -184,7 +184,8 @@ impl Queue {
             .ok_or_else(|| StoreError::NotFound(id.to_owned()))
     }
 
-    fn find_pending(&self, id: &str) -> Result<Option<Loaded>, StoreError> {
+    /// Finds a pending plan by id (the index of the last scan first, then a rescan).
+    pub fn find_pending(&self, id: &str) -> Result<Option<Loaded>, StoreError> {
         let known = lock(&self.index).get(id).cloned();
         if let Some(path) = known
             && let Ok(loaded) = load(&path, Location::Pending)

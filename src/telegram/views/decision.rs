@@ -1,7 +1,8 @@
 //! The decision view, the after-answer line and the custom-answer prompt.
 
+use crate::actions::seen;
 use crate::plan::{Decision, DecisionStatus, Plan};
-use crate::telegram::callback::{Callback, fingerprint};
+use crate::telegram::callback::Callback;
 
 use super::layout::{
     Caps, MAX_BUTTONS, code_line, fit, fit_first, index16, letter, line, pref, rows_of, text_block,
@@ -136,7 +137,7 @@ fn keyboard(plan: &Plan, index: usize, d: &Decision) -> Vec<Vec<Button>> {
                 plan: plan_ref.clone(),
                 index,
                 option: index16(i)?,
-                seen: fingerprint(&[&d.id, &option.key, &option.label]),
+                seen: seen::of_option(d, option),
             };
             let letter = letter(i);
             let text = if chosen == Some(i) {
@@ -149,7 +150,7 @@ fn keyboard(plan: &Plan, index: usize, d: &Decision) -> Vec<Vec<Button>> {
         .collect();
     keyboard.extend(rows_of(options, 3));
 
-    let seen = fingerprint(&[&d.id]);
+    let seen = seen::of_decision(d);
     let custom = Callback::Custom {
         plan: plan_ref.clone(),
         index,
