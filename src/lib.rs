@@ -8,6 +8,7 @@
 pub mod actions;
 pub mod agent;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod daemon;
 pub mod demo;
@@ -16,4 +17,5 @@ pub mod init;
 pub mod mcp;
 pub mod plan;
 pub mod queue;
+pub mod sync;
 pub mod telegram;

@@ -22,12 +22,6 @@ pub struct Ctx {
     pub state: Arc<State>,
 }
 
-/// The current time as the files record it: RFC 3339 UTC, seconds.
-#[must_use]
-pub fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-}
-
 impl Ctx {
     #[must_use]
     pub fn queue(&self) -> &Queue {
@@ -67,7 +61,7 @@ impl Ctx {
     pub async fn act(&self, actor: Actor, plan_id: &str, action: Action) -> Outcome {
         let actions = self.actions.clone();
         let id = plan_id.to_owned();
-        tokio::task::spawn_blocking(move || actions.take(actor, &id, &action, &now()))
+        tokio::task::spawn_blocking(move || actions.take(actor, &id, &action, &crate::clock::now()))
             .await
             .unwrap_or_else(|e| {
                 tracing::error!(error = %e, "action task failed");

@@ -23,6 +23,24 @@ pub enum Command<'a> {
     Unknown(&'a str),
 }
 
+/// Every command the bot understands, with what Telegram's command menu says of it: the parser and
+/// setMyCommands both read this list.
+pub const COMMANDS: [(&str, &str, Word); 4] = [
+    ("start", "Show the decision queue", Word::Start),
+    ("queue", "Show the decision queue", Word::Queue),
+    ("help", "How this bot works", Word::Help),
+    ("cancel", "Leave custom-answer mode", Word::Cancel),
+];
+
+/// A command's word, before its argument is looked at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Word {
+    Start,
+    Queue,
+    Help,
+    Cancel,
+}
+
 #[must_use]
 pub fn parse_command(text: &str) -> Option<Command<'_>> {
     let text = text.trim();
@@ -31,12 +49,13 @@ pub fn parse_command(text: &str) -> Option<Command<'_>> {
         .split_once(char::is_whitespace)
         .map_or((rest, ""), |(w, a)| (w, a.trim()));
     let word = word.split('@').next().unwrap_or(word);
-    Some(match word {
-        "start" => Command::Start((!arg.is_empty()).then_some(arg)),
-        "queue" => Command::Queue,
-        "help" => Command::Help,
-        "cancel" => Command::Cancel,
-        other => Command::Unknown(other),
+    let known = COMMANDS.iter().find(|(name, ..)| *name == word);
+    Some(match known.map(|(.., w)| *w) {
+        Some(Word::Start) => Command::Start((!arg.is_empty()).then_some(arg)),
+        Some(Word::Queue) => Command::Queue,
+        Some(Word::Help) => Command::Help,
+        Some(Word::Cancel) => Command::Cancel,
+        None => Command::Unknown(word),
     })
 }
 

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use crate::plan::{self, Diagnostic, Edit, EditError, Plan, PlanStatus};
@@ -107,9 +107,7 @@ fn version_of(meta: &fs::Metadata) -> Version {
 /// How many times an edit is re-applied when the file changes under it before giving up.
 const EDIT_ATTEMPTS: usize = 5;
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
+use crate::sync::lock;
 
 impl Queue {
     /// Opens the queue at `root`, creating missing folders. `notifications` off means no notify files.
