@@ -15,10 +15,14 @@ pub enum Refusal {
     /// An allowed user, but not one who may act on this plan.
     #[error("⛔ This plan is not yours to answer.")]
     NotForYou,
+    /// Deadlines, reminders and escalations are the daemon's clock's to apply, and the clock only does those.
+    #[error("⛔ Only the deadline timer does this.")]
+    ClockOnly,
 }
 
-/// The permission rules: today, the allowed users may do everything on every plan; the deadline timer may act on
-/// every plan (it is the daemon's own clock, never an input an outsider can forge).
+/// The permission rules: today, the allowed users may do everything a person does on every plan; the deadline
+/// timer (the daemon's own clock, never an input anyone can forge) applies deadlines, reminders and escalations
+/// on every plan, and nothing else.
 #[derive(Debug, Clone, Default)]
 pub struct Access {
     allowed: HashSet<u64>,
@@ -54,9 +58,13 @@ impl Access {
     }
 
     /// May `actor` take `action` on `plan`?
-    pub fn check(&self, actor: Actor, plan: &Plan, _action: &Action) -> Result<(), Refusal> {
+    pub fn check(&self, actor: Actor, plan: &Plan, action: &Action) -> Result<(), Refusal> {
         match actor {
             Actor::User(user) if !self.is_member(user) => Err(Refusal::Outsider),
+            Actor::User(_) if action.is_scheduled() => Err(Refusal::ClockOnly),
+            Actor::Deadline if !action.is_scheduled() && *action != Action::Open => {
+                Err(Refusal::ClockOnly)
+            }
             _ if !self.sees(actor, plan) => Err(Refusal::NotForYou),
             _ => Ok(()),
         }

@@ -56,6 +56,23 @@ pub enum Action {
     Skip { decision: usize, seen: String },
     /// Submit the plan (every decision answered or skipped).
     Submit,
+    /// The deadline passed with `on_deadline: submit`: defaults or skips for what is pending, then submit.
+    ApplyDeadline,
+    /// A reminder went out: record when (`reminded_at`).
+    Remind,
+    /// The plan was escalated: record when (`escalated_at`).
+    Escalate,
+}
+
+impl Action {
+    /// True for the actions only the daemon's clock takes.
+    #[must_use]
+    pub fn is_scheduled(&self) -> bool {
+        matches!(
+            self,
+            Action::ApplyDeadline | Action::Remind | Action::Escalate
+        )
+    }
 }
 
 /// What became of an action.
@@ -70,6 +87,8 @@ pub enum Outcome {
         plan: Loaded,
         notify: Option<PathBuf>,
     },
+    /// The daemon's bookkeeping (`reminded_at`, `escalated_at`) is on disk.
+    Noted(Loaded),
     /// The file changed since the actor's view was drawn: nothing was recorded; the plan as it is now.
     Stale(Loaded),
     /// The plan is no longer pending (completed, deleted, or it never existed).
@@ -171,6 +190,9 @@ impl Actions {
                 text: text.clone(),
             },
             Action::Submit => Edit::Submit,
+            Action::ApplyDeadline => Edit::Deadline,
+            Action::Remind => Edit::Reminded,
+            Action::Escalate => Edit::Escalated,
         };
         self.apply(actor, plan_id, action, &edit, now)
     }
@@ -196,6 +218,7 @@ impl Actions {
                         .iter()
                         .position(|d| d.id == *decision_id)
                         .unwrap_or(0),
+                    Action::Remind | Action::Escalate => return Outcome::Noted(plan),
                     _ => return Outcome::Current(plan),
                 };
                 Outcome::Recorded { plan, decision }

@@ -208,10 +208,75 @@ fn custom_answers_by_decision_id_and_empty_ones_are_refused() {
 }
 
 #[test]
-fn the_deadline_is_recorded_as_the_answerer() {
+fn the_deadline_answers_defaults_skips_the_rest_and_submits_in_one_write() {
     let f = fixture();
-    f.take(Actor::Deadline, f.skip(0));
-    assert!(f.text().contains("answered_by: deadline\n"), "{}", f.text());
+    fs::write(
+        &f.file,
+        PLAN.replace(
+            "**Options:**\n- `pg`",
+            "default: sqlite\n\n**Options:**\n- `pg`",
+        ),
+    )
+    .unwrap();
+    f.take(Actor::User(OWNER), f.answer(1, 0));
+    let Outcome::Submitted { plan, .. } = f.take(Actor::Deadline, Action::ApplyDeadline) else {
+        panic!("not submitted");
+    };
+    let text = fs::read_to_string(&plan.path).unwrap();
+    let d = &plan.plan.decisions;
+    assert_eq!(d[0].answer.as_deref(), Some("sqlite"));
+    assert_eq!(d[0].answered_by.as_deref(), Some("deadline"));
+    // What the owner answered before the deadline stays theirs.
+    assert_eq!(d[1].answer.as_deref(), Some("redis"));
+    assert_eq!(d[1].answered_by.as_deref(), Some("93533553"));
+    assert!(text.contains("status: completed"), "{text}");
+    // Once submitted, a second deadline (or a tap) finds nothing.
+    assert!(matches!(
+        f.take(Actor::Deadline, Action::ApplyDeadline),
+        Outcome::Gone
+    ));
+}
+
+#[test]
+fn without_a_default_the_deadline_skips() {
+    let f = fixture();
+    let Outcome::Submitted { plan, .. } = f.take(Actor::Deadline, Action::ApplyDeadline) else {
+        panic!("not submitted");
+    };
+    let text = fs::read_to_string(&plan.path).unwrap();
+    assert_eq!(text.matches("status: skipped").count(), 2, "{text}");
+    assert_eq!(text.matches("answered_by: deadline").count(), 2, "{text}");
+}
+
+#[test]
+fn the_clock_and_people_each_do_only_their_own_actions() {
+    let f = fixture();
+    let before = f.text();
+    for action in [Action::ApplyDeadline, Action::Remind, Action::Escalate] {
+        let outcome = f.take(Actor::User(OWNER), action);
+        assert!(
+            matches!(outcome, Outcome::Refused(Refusal::ClockOnly)),
+            "{outcome:?}"
+        );
+    }
+    for action in [f.answer(0, 0), f.skip(0), Action::Submit] {
+        let outcome = f.take(Actor::Deadline, action);
+        assert!(
+            matches!(outcome, Outcome::Refused(Refusal::ClockOnly)),
+            "{outcome:?}"
+        );
+    }
+    assert_eq!(f.text(), before);
+    let Outcome::Noted(plan) = f.take(Actor::Deadline, Action::Remind) else {
+        panic!("reminder not noted");
+    };
+    assert!(plan.plan.timing.reminded_at.is_some());
+    let text = f.text();
+    assert_eq!(
+        text.replace(&format!("reminded_at: {NOW}\n"), ""),
+        before,
+        "only reminded_at is added"
+    );
 }
 
 #[test]

@@ -132,7 +132,7 @@ impl Tap<'_> {
     /// Turns what the action did into the callback answer and the redrawn message.
     async fn respond(&self, outcome: Outcome, screen: Screen) {
         match outcome {
-            Outcome::Current(l) => match screen {
+            Outcome::Current(l) | Outcome::Noted(l) => match screen {
                 Screen::CustomPrompt(index) => self.start_custom(&l.plan, index).await,
                 _ => self.settled(&current_view(&l.plan, screen)).await,
             },

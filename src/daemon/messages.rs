@@ -148,7 +148,7 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
             send(ctx, chat, &views::View::text_only(note)).await;
             send(ctx, chat, &views::plan(&plan.plan)).await;
         }
-        Outcome::Current(plan) | Outcome::Submitted { plan, .. } => {
+        Outcome::Current(plan) | Outcome::Noted(plan) | Outcome::Submitted { plan, .. } => {
             send(ctx, chat, &views::plan(&plan.plan)).await;
         }
     }

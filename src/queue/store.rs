@@ -239,7 +239,7 @@ impl Queue {
             }
             sync_dir(&path).map_err(StoreError::io(&path))?;
             let loaded = load(&path, Location::Pending)?;
-            if *edit == Edit::Submit {
+            if edit.submits() {
                 let (plan, notify) = self.complete(&loaded)?;
                 return Ok(Outcome::Completed { plan, notify });
             }
