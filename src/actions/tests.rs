@@ -207,15 +207,47 @@ fn custom_answers_by_decision_id_and_empty_ones_are_refused() {
     assert_eq!(plan.plan.decisions[1].answer.as_deref(), Some("memcached"));
 }
 
+/// `plan` with a deadline that passed an hour before [`NOW`].
+fn due(plan: &str) -> String {
+    plan.replace(
+        "title: Two things\n",
+        "title: Two things\ndeadline: 2026-02-01T09:00:00Z\non_deadline: submit\n",
+    )
+}
+
+#[test]
+fn nothing_is_applied_before_its_time() {
+    let f = fixture();
+    let later = PLAN.replace(
+        "title: Two things\n",
+        "title: Two things\ncreated_at: 2026-02-01T09:50:00Z\ndeadline: 2026-02-01T11:00:00Z\non_deadline: submit\nremind_every: 30m\n",
+    );
+    fs::write(&f.file, &later).unwrap();
+    for action in [Action::ApplyDeadline, Action::Remind, Action::Escalate] {
+        let outcome = f.take(Actor::Deadline, action);
+        assert!(
+            matches!(
+                &outcome,
+                Outcome::NotRecorded {
+                    error: StoreError::Edit(EditError::NotDue),
+                    ..
+                }
+            ),
+            "{outcome:?}"
+        );
+    }
+    assert_eq!(f.text(), later);
+}
+
 #[test]
 fn the_deadline_answers_defaults_skips_the_rest_and_submits_in_one_write() {
     let f = fixture();
     fs::write(
         &f.file,
-        PLAN.replace(
+        due(&PLAN.replace(
             "**Options:**\n- `pg`",
             "default: sqlite\n\n**Options:**\n- `pg`",
-        ),
+        )),
     )
     .unwrap();
     f.take(Actor::User(OWNER), f.answer(1, 0));
@@ -240,6 +272,7 @@ fn the_deadline_answers_defaults_skips_the_rest_and_submits_in_one_write() {
 #[test]
 fn without_a_default_the_deadline_skips() {
     let f = fixture();
+    fs::write(&f.file, due(PLAN)).unwrap();
     let Outcome::Submitted { plan, .. } = f.take(Actor::Deadline, Action::ApplyDeadline) else {
         panic!("not submitted");
     };
@@ -267,6 +300,12 @@ fn the_clock_and_people_each_do_only_their_own_actions() {
         );
     }
     assert_eq!(f.text(), before);
+    let remindable = PLAN.replace(
+        "title: Two things\n",
+        "title: Two things\ncreated_at: 2026-02-01T09:00:00Z\nremind_every: 30m\n",
+    );
+    fs::write(&f.file, &remindable).unwrap();
+    let before = f.text();
     let Outcome::Noted(plan) = f.take(Actor::Deadline, Action::Remind) else {
         panic!("reminder not noted");
     };

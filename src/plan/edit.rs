@@ -6,7 +6,7 @@ use super::lines;
 use super::parse::meta_key;
 use serde_yaml::{Mapping, Value};
 
-use super::{DecisionStatus, Diagnostic, Plan, PlanStatus, frontmatter, parse, yaml_value};
+use super::{DecisionStatus, Diagnostic, Plan, PlanStatus, frontmatter, parse, timing, yaml_value};
 
 /// A change the human asked for. `Answer` carries the label the human saw, so a tap on a view that the agent has
 /// since changed records nothing.
@@ -57,6 +57,8 @@ pub enum EditError {
     NotFinished { remaining: usize },
     #[error("the plan is already submitted")]
     Completed,
+    #[error("nothing is due for the clock to do on this plan now")]
+    NotDue,
     #[error("the edit would leave the file unreadable ({0}); nothing was written")]
     WouldCorrupt(Diagnostic),
 }
@@ -90,6 +92,10 @@ pub fn apply(
     let plan = parse(text, stem).map_err(EditError::Invalid)?;
     if plan.status == PlanStatus::Completed {
         return Err(EditError::Completed);
+    }
+    let due = due_now(&plan, now);
+    if (*edit == Edit::Reminded && !due.remind) || (*edit == Edit::Escalated && !due.escalate) {
+        return Err(EditError::NotDue);
     }
     let mut file = Lines::new(text);
     let set_decision = |file: &mut Lines, decision: &str, fields: &[(&str, Option<String>)]| {
@@ -209,6 +215,10 @@ fn apply_deadline(
     if plan.status == PlanStatus::Completed {
         return Err(EditError::Completed);
     }
+    // Decided on the file as it is under the plan's lock: an agent that moved the deadline meanwhile wins.
+    if !due_now(&plan, now).deadline {
+        return Err(EditError::NotDue);
+    }
     let mut text = text.to_owned();
     for d in plan
         .decisions
@@ -232,6 +242,12 @@ fn apply_deadline(
         text = apply(&text, stem, &edit, by, now)?;
     }
     apply(&text, stem, &Edit::Submit, by, now)
+}
+
+/// What the clock may do on `plan` at `now` (an RFC 3339 time; unreadable: nothing).
+fn due_now(plan: &Plan, now: &str) -> super::Due {
+    let created = plan.created_at.as_deref().and_then(timing::parse_time);
+    timing::parse_time(now).map_or_else(super::Due::default, |now| plan.timing.due(created, now))
 }
 
 /// Every frontmatter key the edit does not own reads as before, and the owned ones as written.

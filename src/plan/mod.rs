@@ -15,7 +15,7 @@ pub use diagnostic::Diagnostic;
 pub use edit::{Edit, EditError, apply};
 pub use model::{Decision, DecisionOption, DecisionStatus, Plan, PlanStatus, Priority};
 pub use parse::{parse, parse_bytes};
-pub use timing::{OnDeadline, Timing};
+pub use timing::{Due, OnDeadline, Timing};
 
 #[cfg(test)]
 mod proptests;

@@ -45,11 +45,61 @@ pub struct Timing {
     pub escalated_at: Option<DateTime<Utc>>,
 }
 
+/// What the daemon's clock must do for a pending plan at some moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Due {
+    /// Apply the deadline (`on_deadline: submit`, deadline passed). When set, nothing else is.
+    pub deadline: bool,
+    /// Escalate (`escalate_after` passed, not escalated yet).
+    pub escalate: bool,
+    /// Remind (`remind_every` passed since the last reminder, or since `created_at`).
+    pub remind: bool,
+}
+
 impl Timing {
     /// True when the deadline has passed at `now`.
     #[must_use]
     pub fn overdue(&self, now: DateTime<Utc>) -> bool {
         self.deadline.is_some_and(|d| now >= d)
+    }
+
+    /// What is due at `now` for a pending plan created at `created` (one reminder however many intervals
+    /// passed: a daemon that was down sends one, not one per missed interval).
+    #[must_use]
+    pub fn due(&self, created: Option<DateTime<Utc>>, now: DateTime<Utc>) -> Due {
+        if self.on_deadline == OnDeadline::Submit && self.overdue(now) {
+            return Due {
+                deadline: true,
+                ..Due::default()
+            };
+        }
+        let escalate = self.escalated_at.is_none() && self.escalate_after.is_some_and(|t| now >= t);
+        let remind = self.remind_every.is_some_and(|every| {
+            let since = self.reminded_at.or(created);
+            let every = chrono::Duration::from_std(every).unwrap_or(chrono::Duration::MAX);
+            since
+                .and_then(|s| s.checked_add_signed(every))
+                .is_some_and(|next| now >= next)
+        });
+        Due {
+            deadline: false,
+            escalate,
+            remind,
+        }
+    }
+
+    /// The next moment something becomes due after `now`, if anything will (to sleep until then).
+    #[must_use]
+    pub fn next_due(&self, created: Option<DateTime<Utc>>) -> Option<DateTime<Utc>> {
+        let deadline = self
+            .deadline
+            .filter(|_| self.on_deadline == OnDeadline::Submit);
+        let escalate = self.escalate_after.filter(|_| self.escalated_at.is_none());
+        let remind = self.remind_every.and_then(|every| {
+            let every = chrono::Duration::from_std(every).ok()?;
+            self.reminded_at.or(created)?.checked_add_signed(every)
+        });
+        [deadline, escalate, remind].into_iter().flatten().min()
     }
 }
 
@@ -125,6 +175,15 @@ pub fn read(
     };
     let remind_every = match text("remind_every")? {
         None => None,
+        Some(v) if created.is_none() => {
+            return Err(bad(
+                "remind_every",
+                format!(
+                    "`remind_every: {v}` counts from `created_at`, which this plan lacks or does not give as an \
+                     RFC 3339 time: add it"
+                ),
+            ));
+        }
         Some(v) => match duration::parse(&v) {
             Ok(d) if d >= Duration::from_secs(1) => Some(d),
             _ => {

@@ -23,6 +23,7 @@ mod notice;
 mod plan_view;
 mod queue;
 mod review;
+mod time;
 
 use crate::telegram::callback::Callback;
 use crate::telegram::markdown_check::parse_markdown_v2;
@@ -34,6 +35,7 @@ pub use notice::{PLAN_GONE_ALERT, help, not_found, problem};
 pub use plan_view::plan;
 pub use queue::{QUEUE_PAGE_SIZE, queue};
 pub use review::{completion, review};
+pub use time::{Nudge, deadline_submitted, due_line, due_text, nudge, nudge_burst, span};
 
 /// One inline keyboard button.
 #[derive(Debug, Clone, PartialEq, Eq)]

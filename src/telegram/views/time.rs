@@ -1,0 +1,169 @@
+//! What the clock sends: reminders, escalations, and the summary of a plan the deadline submitted; and how a
+//! deadline reads (`⏰ due in 2h 15m`, `⏰ overdue by 5m`).
+
+use chrono::{DateTime, Utc};
+
+use crate::plan::{DecisionStatus, Plan};
+use crate::telegram::callback::Callback;
+use crate::telegram::markdown::escape;
+
+use super::layout::{Caps, fit, line, pref, rows_of, tag_prefix, to_queue};
+use super::{Button, View};
+
+/// Most plans a folded message lists (and numbers as buttons); the rest are counted.
+const LISTED: usize = 10;
+
+/// A span as people say it, at most two units: `2d 3h`, `2h 15m`, `5m`, `45s`.
+#[must_use]
+pub fn span(d: chrono::Duration) -> String {
+    let secs = d.num_seconds().max(0);
+    let (days, hours, mins, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
+    match (days, hours, mins) {
+        (0, 0, 0) => format!("{s}s"),
+        (0, 0, m) => format!("{m}m"),
+        (0, h, 0) => format!("{h}h"),
+        (0, h, m) => format!("{h}h {m}m"),
+        (d, 0, _) => format!("{d}d"),
+        (d, h, _) => format!("{d}d {h}h"),
+    }
+}
+
+/// `due in 2h 15m` or `overdue by 5m` (plain text, to be escaped).
+#[must_use]
+pub fn due_text(deadline: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    if now >= deadline {
+        format!("overdue by {}", span(now - deadline))
+    } else {
+        format!("due in {}", span(deadline - now))
+    }
+}
+
+/// `⏰ due in 2h 15m` as MarkdownV2, or nothing for a plan without a deadline.
+#[must_use]
+pub fn due_line(plan: &Plan, now: DateTime<Utc>) -> Option<String> {
+    let deadline = plan.timing.deadline?;
+    Some(format!("⏰ {}", escape(&due_text(deadline, now))))
+}
+
+/// Why the clock wrote to the approvers about a plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Nudge {
+    /// `remind_every` passed.
+    Reminder,
+    /// `escalate_after` passed: the recipients may answer it from now on.
+    Escalated,
+}
+
+/// `⏰ *Reminder*` / `🔺 *Escalated to you*`, the plan's priority, tag and title, what is left, how long it has
+/// waited and when it is due; button `📂 Open`.
+#[must_use]
+pub fn nudge(plan: &Plan, nudge: Nudge, now: DateTime<Utc>) -> View {
+    let head = match nudge {
+        Nudge::Reminder => "⏰ *Reminder*",
+        Nudge::Escalated => "🔺 *Escalated to you*",
+    };
+    let text = fit(|caps| {
+        let mut text = format!(
+            "{head}\n\n{} {}",
+            plan.priority.icon(),
+            plan.priority.as_str()
+        );
+        let tag = tag_prefix(plan, caps);
+        if !tag.is_empty() {
+            text.push_str(&format!(" · {}", tag.trim_end()));
+        }
+        text.push_str(&format!(
+            "\n*{}*\n{}",
+            line(&plan.title, caps.title),
+            escape(&left(plan))
+        ));
+        let created = plan
+            .created_at
+            .as_deref()
+            .and_then(crate::plan::timing::parse_time);
+        if let Some(created) = created {
+            text.push_str(&format!(" · waiting {}", escape(&span(now - created))));
+        }
+        if let Some(due) = due_line(plan, now) {
+            text.push_str(&format!("\n{due}"));
+        }
+        text
+    });
+    let open = Button::new("📂 Open", Callback::Open { plan: pref(plan) });
+    View::new(text, vec![vec![open]])
+}
+
+/// `2 of 3 decisions left`.
+fn left(plan: &Plan) -> String {
+    let total = plan.decisions.len();
+    let word = if total == 1 { "decision" } else { "decisions" };
+    format!("{} of {total} {word} left", plan.remaining())
+}
+
+/// The deadline submitted a plan: `⏰ Deadline passed: *Title* submitted with 2 defaults, 1 skipped`.
+#[must_use]
+pub fn deadline_submitted(plan: &Plan) -> View {
+    let text = fit(|caps| {
+        format!(
+            "⏰ Deadline passed: *{}* submitted with {}",
+            line(&plan.title, caps.title),
+            escape(&deadline_counts(plan))
+        )
+    });
+    View::new(text, vec![vec![to_queue("📋 Open queue")]])
+}
+
+/// `2 defaults, 1 skipped`: what the deadline itself filled in.
+fn deadline_counts(plan: &Plan) -> String {
+    let by_deadline = |status| {
+        plan.decisions
+            .iter()
+            .filter(|d| d.status == status && d.answered_by.as_deref() == Some("deadline"))
+            .count()
+    };
+    let defaults = by_deadline(DecisionStatus::Answered);
+    let skipped = by_deadline(DecisionStatus::Skipped);
+    let defaults = match defaults {
+        1 => "1 default".to_owned(),
+        n => format!("{n} defaults"),
+    };
+    format!("{defaults}, {skipped} skipped")
+}
+
+/// Several clock messages in one (most urgent first): `⏰ *3 reminders*` with numbered lines and `1`…`N` Open
+/// buttons, then `📋 Open queue`.
+#[must_use]
+pub fn nudge_burst(plans: &[&Plan], now: DateTime<Utc>) -> View {
+    let mut sorted = plans.to_vec();
+    sorted.sort_by_key(|p| p.priority);
+    let shown = &sorted[..sorted.len().min(LISTED)];
+    let text = fit(|caps: Caps| {
+        let mut text = format!("⏰ *{} reminders*\n", sorted.len());
+        for (i, plan) in shown.iter().enumerate() {
+            text.push_str(&format!(
+                "\n{}\\. {} {}{} — {}",
+                i + 1,
+                plan.priority.icon(),
+                tag_prefix(plan, caps),
+                line(&plan.title, caps.title),
+                escape(&left(plan))
+            ));
+            if let Some(deadline) = plan.timing.deadline {
+                text.push_str(&format!(" · {}", escape(&due_text(deadline, now))));
+            }
+        }
+        let hidden = sorted.len() - shown.len();
+        if hidden > 0 {
+            text.push_str(&format!("\n_…and {hidden} more in the queue\\._"));
+        }
+        text
+    });
+    let numbers = shown
+        .iter()
+        .enumerate()
+        .map(|(i, plan)| Button::new((i + 1).to_string(), Callback::Open { plan: pref(plan) }))
+        .collect();
+    let mut keyboard = rows_of(numbers, 5);
+    keyboard.push(vec![to_queue("📋 Open queue")]);
+    View::new(text, keyboard)
+}
