@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::plan::slug::slug;
-use crate::plan::yaml_value::scalar;
+use crate::plan::yaml_value::{scalar, timestamp};
 use crate::plan::{Plan, Priority};
 
 /// A plan as JSON: what `arbiter push` (given JSON) and the MCP tool `arbiter_push` accept.
@@ -232,10 +232,10 @@ pub fn render(spec: &PlanSpec, id: &str, now: &str) -> String {
     optional(&mut key, "session", spec.session.as_deref());
     optional(&mut key, "tag", spec.tag.as_deref());
     key("title", &scalar(title));
-    key("priority", priority);
+    key("priority", &scalar(priority));
     key("status", "pending");
-    key("created_at", &scalar(now));
-    key("updated_at", &scalar(now));
+    key("created_at", &timestamp(now));
+    key("updated_at", &timestamp(now));
     key("completed_at", "null");
     key("total", &total.to_string());
     key("answered", "0");

@@ -18,3 +18,5 @@ pub use parse::{parse, parse_bytes};
 mod proptests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+pub(crate) mod yaml_readers;
