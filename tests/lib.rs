@@ -15,4 +15,5 @@ mod daemon_concurrency;
 mod daemon_edges;
 mod daemon_faults;
 mod mcp;
+mod pyyaml;
 mod store;

@@ -4,7 +4,7 @@
 use serde_yaml::{Mapping, Value};
 
 use crate::plan::lines;
-use crate::plan::yaml_value::scalar;
+use crate::plan::yaml_value::{scalar, timestamp};
 use crate::plan::{Plan, PlanStatus};
 
 /// The text of `plan` (parsed from `text`) with `id`, `version`, `status`, `created_at`, `updated_at`,
@@ -48,8 +48,8 @@ pub fn fill(text: &str, plan: &Plan, id: &str, now: &str) -> String {
     want("id", scalar(id));
     want("version", "1".to_owned());
     want("status", PlanStatus::Pending.as_str().to_owned());
-    want("created_at", scalar(now));
-    want("updated_at", scalar(now));
+    want("created_at", timestamp(now));
+    want("updated_at", timestamp(now));
     want("completed_at", "null".to_owned());
     for (key, n) in counts {
         want(key, n.to_string());

@@ -163,7 +163,7 @@ mod tests {
         plan.agent = Some("../../etc".into());
         plan.title = "🚀".into();
         plan.id = "../x/y".into();
-        assert_eq!(file_name(&plan), "etc----x-y.md");
+        assert_eq!(file_name(&plan), "etc-x-y.md");
         plan.agent = None;
         plan.title = "Выбор базы данных ".repeat(10);
         let name = file_name(&plan);

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::plan::slug::slug;
-use crate::plan::yaml_value::scalar;
+use crate::plan::yaml_value::{scalar, timestamp};
 use crate::plan::{Plan, Priority};
 
 /// A plan as JSON: what `arbiter push` (given JSON) and the MCP tool `arbiter_push` accept.
@@ -232,16 +232,16 @@ pub fn render(spec: &PlanSpec, id: &str, now: &str) -> String {
     optional(&mut key, "session", spec.session.as_deref());
     optional(&mut key, "tag", spec.tag.as_deref());
     key("title", &scalar(title));
-    key("priority", priority);
+    key("priority", &scalar(priority));
     key("status", "pending");
-    key("created_at", &scalar(now));
-    key("updated_at", &scalar(now));
+    key("created_at", &timestamp(now));
+    key("updated_at", &timestamp(now));
     key("completed_at", "null");
     key("total", &total.to_string());
     key("answered", "0");
     key("remaining", &total.to_string());
     optional(&mut key, "notify_session", spec.notify_session.as_deref());
-    out.push_str(&format!("---\n\n# {title}\n"));
+    out.push_str(&format!("---\n\n# {}\n", heading(title)));
     if let Some(context) = spec.context.as_deref().map(str::trim)
         && !context.is_empty()
     {
@@ -251,7 +251,7 @@ pub fn render(spec: &PlanSpec, id: &str, now: &str) -> String {
         out.push_str(&format!(
             "\n---\n\n## Decision {}: {}\n\n",
             n + 1,
-            d.title.trim()
+            heading(d.title.trim())
         ));
         out.push_str(&format!(
             "id: {}\nstatus: pending\nanswer: null\nanswered_at: null\n",
@@ -273,6 +273,16 @@ pub fn render(spec: &PlanSpec, id: &str, now: &str) -> String {
         }
     }
     out
+}
+
+/// A title as written after a heading's `#` marks: one ending in `#` gets a closing ` #`, the one run CommonMark
+/// drops, so that `issue #` is not read as `issue`.
+fn heading(title: &str) -> String {
+    if title.ends_with('#') {
+        format!("{title} #")
+    } else {
+        title.to_owned()
+    }
 }
 
 fn optional(key: &mut impl FnMut(&str, &str), k: &str, v: Option<&str>) {
@@ -303,6 +313,13 @@ pub fn verify(spec: &PlanSpec, plan: &Plan) -> Result<(), String> {
             .iter()
             .map(|o| (o.key.as_str(), o.label.as_str()))
             .collect();
+        if read.title != d.title.trim() {
+            return Err(format!(
+                "decisions[{n}].title: the plan would read back with the title {:?} instead of {:?}; rephrase it",
+                read.title,
+                d.title.trim()
+            ));
+        }
         if options != read_options || d.allow_custom != read.allow_custom {
             return Err(format!(
                 "decisions[{n}]: the plan would read back with other options than given: \

@@ -98,32 +98,30 @@ pub fn apply(
         return Err(EditError::NotDue);
     }
     let mut file = Lines::new(text);
-    let set_decision = |file: &mut Lines, decision: &str, fields: &[(&str, Option<String>)]| {
+    // `fields` hold values as YAML text, written by `yaml_value`.
+    let set_decision = |file: &mut Lines, decision: &str, fields: &[(&str, String)]| {
         let Some(d) = plan.decision(decision) else {
             return Err(EditError::DecisionGone {
                 decision: decision.to_owned(),
             });
         };
         let mut block = d.meta_lines.clone();
-        for (key, value) in fields {
-            let written = match value.as_deref() {
-                None => "null".to_owned(),
-                // A Telegram user id reads better as the number it is.
-                Some(v) if *key == "answered_by" && is_plain_number(v) => v.to_owned(),
-                Some(v) => yaml_value::scalar(v),
-            };
-            file.set(&mut block, key, &written, false, true);
+        for (key, written) in fields {
+            file.set(&mut block, key, written, false, true);
         }
         Ok(())
     };
-    let stamp = |status: &str, answer: Option<String>| {
+    let stamp = |status: &str, answer: Option<&str>| {
         let mut fields = vec![
-            ("status", Some(status.to_owned())),
-            ("answer", answer),
-            ("answered_at", Some(now.to_owned())),
+            ("status", yaml_value::scalar(status)),
+            (
+                "answer",
+                answer.map_or_else(|| "null".to_owned(), yaml_value::scalar),
+            ),
+            ("answered_at", yaml_value::timestamp(now)),
         ];
         if let Some(by) = by {
-            fields.push(("answered_by", Some(by.to_owned())));
+            fields.push(("answered_by", yaml_value::integer_or_scalar(by)));
         }
         fields
     };
@@ -144,13 +142,13 @@ pub fn apply(
                     key: key.clone(),
                 });
             }
-            set_decision(&mut file, decision, &stamp("answered", Some(key.clone())))?;
+            set_decision(&mut file, decision, &stamp("answered", Some(key)))?;
         }
         Edit::Custom { decision, text } => {
             if text.trim().is_empty() {
                 return Err(EditError::EmptyAnswer);
             }
-            set_decision(&mut file, decision, &stamp("answered", Some(text.clone())))?;
+            set_decision(&mut file, decision, &stamp("answered", Some(text)))?;
         }
         Edit::Skip { decision } => set_decision(&mut file, decision, &stamp("skipped", None))?,
         Edit::Submit => {
@@ -164,9 +162,14 @@ pub fn apply(
     }
 
     let mut fm = plan.frontmatter_lines.clone();
+    let time = |key| OwnedKey {
+        key,
+        value: now.to_owned(),
+        yaml: yaml_value::timestamp(now),
+    };
     let fields = match edit {
-        Edit::Reminded => vec![("reminded_at", now.to_owned())],
-        Edit::Escalated => vec![("escalated_at", now.to_owned())],
+        Edit::Reminded => vec![time("reminded_at")],
+        Edit::Escalated => vec![time("escalated_at")],
         _ => {
             // Counts come from the decisions as they now stand.
             let after = parse(&file.join(), stem).map_err(EditError::WouldCorrupt)?;
@@ -175,15 +178,24 @@ pub fn apply(
                 _ if after.remaining() < after.decisions.len() => PlanStatus::InProgress,
                 _ => after.status,
             };
+            let count = |key, n: usize| OwnedKey {
+                key,
+                value: n.to_string(),
+                yaml: n.to_string(),
+            };
             let mut fields = vec![
-                ("status", status.as_str().to_owned()),
-                ("total", after.decisions.len().to_string()),
-                ("answered", after.answered().to_string()),
-                ("remaining", after.remaining().to_string()),
-                ("updated_at", now.to_owned()),
+                OwnedKey {
+                    key: "status",
+                    value: status.as_str().to_owned(),
+                    yaml: yaml_value::scalar(status.as_str()),
+                },
+                count("total", after.decisions.len()),
+                count("answered", after.answered()),
+                count("remaining", after.remaining()),
+                time("updated_at"),
             ];
             if *edit == Edit::Submit {
-                fields.push(("completed_at", now.to_owned()));
+                fields.push(time("completed_at"));
             }
             fields
         }
@@ -191,11 +203,11 @@ pub fn apply(
     let before = frontmatter::parse(&lines::split(text))
         .map_err(EditError::Invalid)?
         .map;
-    for (key, value) in &fields {
+    for field in &fields {
         // A key YAML does not see at the top level has no line of its own (a look-alike inside a quoted value
         // is not it): insert one.
-        let known = before.contains_key(*key);
-        file.set(&mut fm, key, value, true, known);
+        let known = before.contains_key(field.key);
+        file.set(&mut fm, field.key, &field.yaml, true, known);
     }
     let new_text = file.join();
     verify(&new_text, stem, edit).map_err(EditError::WouldCorrupt)?;
@@ -250,24 +262,27 @@ fn due_now(plan: &Plan, now: &str) -> super::Due {
     timing::parse_time(now).map_or_else(super::Due::default, |now| plan.timing.due(created, now))
 }
 
+/// A frontmatter key an edit owns: its value, and that value as YAML text.
+struct OwnedKey {
+    key: &'static str,
+    value: String,
+    yaml: String,
+}
+
 /// Every frontmatter key the edit does not own reads as before, and the owned ones as written.
-fn verify_frontmatter(
-    before: &Mapping,
-    text: &str,
-    fields: &[(&str, String)],
-) -> Result<(), Diagnostic> {
+fn verify_frontmatter(before: &Mapping, text: &str, fields: &[OwnedKey]) -> Result<(), Diagnostic> {
     let after = frontmatter::parse(&lines::split(text))?.map;
     let changed =
         |what: &str| Diagnostic::new(0, format!("the edit would change frontmatter key `{what}`"));
     for (key, value) in before {
         let owned = key
             .as_str()
-            .is_some_and(|k| fields.iter().any(|(f, _)| *f == k));
+            .is_some_and(|k| fields.iter().any(|f| f.key == k));
         if !owned && after.get(key) != Some(value) {
             return Err(changed(key.as_str().unwrap_or("?")));
         }
     }
-    for (key, value) in fields {
+    for OwnedKey { key, value, .. } in fields {
         let got = after.get(*key).and_then(|v| match v {
             Value::String(s) => Some(s.clone()),
             Value::Number(n) => Some(n.to_string()),
@@ -284,10 +299,6 @@ fn verify_frontmatter(
         ));
     }
     Ok(())
-}
-
-fn is_plain_number(v: &str) -> bool {
-    !v.is_empty() && v.len() < 19 && !v.starts_with('0') && v.chars().all(|c| c.is_ascii_digit())
 }
 
 /// The result must parse and hold the edit; otherwise nothing is written.

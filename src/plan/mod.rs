@@ -23,3 +23,5 @@ mod proptests;
 mod tests;
 #[cfg(test)]
 mod timing_tests;
+#[cfg(test)]
+pub(crate) mod yaml_readers;

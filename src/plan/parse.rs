@@ -140,10 +140,24 @@ fn opens_atx_heading(line: &str) -> bool {
             .is_none_or(|&b| b == b' ' || (0x09..=0x0d).contains(&b))
 }
 
-/// The text of an ATX heading line without its `#` marks.
+/// The text of an ATX heading line as CommonMark reads it: the opening `#` run and the spaces or tabs around the
+/// text go, and so does a closing `#` run, but only when a space or tab precedes it or nothing else is left
+/// (`## Use C#` is `Use C#`, `# Title #` is `Title`, `## #` is empty). Done here on the file's line rather than
+/// taken from pulldown-cmark's ranges: pulldown-cmark 0.13 takes only a space before a closing run (CommonMark also
+/// a tab, before or after it), and it ends a heading at a lone CR, which these files do not.
 fn heading_text(line: &str) -> String {
-    let t = lines::content(line).trim().trim_start_matches('#');
-    let t = t.trim_end().trim_end_matches('#');
+    let blank = [' ', '\t'];
+    let t = lines::content(line).trim_start_matches(' ');
+    let t = t.trim_start_matches('#').trim_matches(blank);
+    let before_closing = t.trim_end_matches('#');
+    let t = if before_closing.is_empty() {
+        before_closing
+    } else if before_closing.ends_with(blank) {
+        before_closing.trim_end_matches(blank)
+    } else {
+        t
+    };
+    // Titles are trimmed of any white space (a lone CR, U+00A0), as they always were.
     t.trim().to_owned()
 }
 

@@ -3,6 +3,7 @@
 
 use proptest::prelude::*;
 
+use super::yaml_readers::{Schema, read_flat, top_str};
 use super::*;
 
 const NOW: &str = "2026-03-04T05:06:07Z";
@@ -198,6 +199,15 @@ proptest! {
         prop_assert_eq!(d.answer.as_deref(), Some(answer.as_str()));
         prop_assert_eq!(d.status, DecisionStatus::Answered);
         prop_assert_eq!(d.answered_by.as_deref(), Some("42"));
+        // The `answer:` line as a YAML 1.1 reader (PyYAML) and a YAML 1.2 core-schema reader see it.
+        let all = lines::split(&after_text);
+        let line = d.meta_lines.clone().map(|i| all[i]).find(|l| l.starts_with("answer:")).unwrap();
+        for schema in [Schema::Yaml11, Schema::Yaml12Core] {
+            let read = read_flat(lines::content(line), schema);
+            prop_assert!(read.is_ok(), "{:?}: {:?} in {:?}", schema, read, line);
+            let read = read.unwrap_or_default();
+            prop_assert_eq!(top_str(&read, "answer").and_then(|a| a.as_str()), Some(answer.as_str()), "{:?}", schema);
+        }
         prop_assert_eq!((after.answered(), after.remaining()), (1, p.decisions.len() - 1));
         prop_assert_eq!(untargeted(&after_text, target), untargeted(&text, target));
         if p.crlf {

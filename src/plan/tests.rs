@@ -118,6 +118,49 @@ fn title_separators_and_headings() {
 }
 
 #[test]
+fn a_closing_hash_run_goes_only_after_a_space_or_tab() {
+    // Issue 17: every trailing `#` was stripped, so `Use C#` was titled `Use C`. Expected titles are CommonMark's
+    // (checked against the reference implementations commonmark.py and markdown-it-py).
+    for (heading, title) in [
+        ("## Decision 1: Use C#", "Use C#"),
+        ("## F# and C#", "F# and C#"),
+        ("## issue #", "issue"),
+        ("## issue # #", "issue #"),
+        ("## keep#", "keep#"),
+        ("## keep#  ##", "keep#"),
+        ("## foo ### b", "foo ### b"),
+        ("## foo \\#", "foo \\#"),
+        ("## # foo", "# foo"),
+        ("  ##   foo   ##   ", "foo"),
+        ("## foo #\t", "foo"),
+        ("## foo\t#", "foo"),
+        ("## foo \u{a0}#", "foo \u{a0}#"),
+        ("## Decision 2: C# ##", "C#"),
+    ] {
+        let text = format!("---\nid: p\n---\n{heading}\n\n**Options:**\n- `x` — X\n");
+        assert_eq!(
+            parse(&text, "s").unwrap().decisions[0].title,
+            title,
+            "{heading:?}"
+        );
+    }
+    let plan = parse("---\nid: p\n---\n# Title #\n\n## Use C#\n", "s").unwrap();
+    assert_eq!(plan.title, "Title");
+    assert_eq!(plan.decisions[0].id, "use-c");
+    assert_eq!(plan.decisions[0].title, "Use C#");
+    // A heading of `#` marks only is empty, as in CommonMark: the id names the decision, or it is diagnosed.
+    for empty in ["## #", "## ##", "##\t#", "##"] {
+        let plan = parse(&format!("---\nid: p\n---\n{empty}\nid: d\n"), "s").unwrap();
+        assert_eq!(plan.decisions[0].title, "d", "{empty:?}");
+        assert_eq!(
+            diag(&format!("---\nid: p\n---\n{empty}\n")),
+            "4: decision 1 has neither an `id:` nor a title",
+            "{empty:?}"
+        );
+    }
+}
+
+#[test]
 fn headings_in_code_blocks_and_setext_are_not_decisions() {
     let text = "---\nid: p\n---\n# T\n\n```\n## not a decision\n```\nSome text\n---\n\n## Real\n\n**Options:**\n- `x` — X\n";
     let plan = parse(text, "s").unwrap();

@@ -1,8 +1,11 @@
 //! The notification an agent reads when its plan is completed: `notify/{session-slug}--{plan-id}.md`.
 
 use crate::plan::slug::file_component;
-use crate::plan::yaml_value::scalar;
+use crate::plan::yaml_value::{scalar, timestamp};
 use crate::plan::{DecisionStatus, Plan};
+
+/// Longest key written as `key: value`, well under YAML's limit of 1024 characters for such a key.
+const MAX_IMPLICIT_KEY: usize = 512;
 
 /// The notify file name for a plan: the session slug (`notify_session`, else `session`, else `agent`), `--`,
 /// then the plan id made file-safe.
@@ -27,14 +30,24 @@ pub fn render(plan: &Plan) -> String {
     out.push_str(&format!("agent: {}\n", opt(&plan.agent)));
     out.push_str(&format!("session: {}\n", opt(&plan.session)));
     out.push_str(&format!("notify_session: {}\n", opt(&plan.notify_session)));
-    out.push_str(&format!("completed_at: {}\n", opt(&plan.completed_at)));
+    let completed_at = plan
+        .completed_at
+        .as_deref()
+        .map_or_else(|| "null".to_owned(), timestamp);
+    out.push_str(&format!("completed_at: {completed_at}\n"));
     out.push_str("answers:\n");
     for d in &plan.decisions {
         let value = match (d.status, &d.answer) {
             (DecisionStatus::Answered, Some(a)) => scalar(a),
             _ => "null".to_owned(),
         };
-        out.push_str(&format!("  {}: {value}\n", scalar(&d.id)));
+        let key = scalar(&d.id);
+        // YAML allows at most 1024 characters in a `key:` on one line; a longer id is an explicit `? key`.
+        if key.chars().count() > MAX_IMPLICIT_KEY {
+            out.push_str(&format!("  ? {key}\n  : {value}\n"));
+        } else {
+            out.push_str(&format!("  {key}: {value}\n"));
+        }
     }
     out.push_str("---\n\n## Answers\n\n");
     for d in &plan.decisions {
@@ -51,6 +64,167 @@ pub fn render(plan: &Plan) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::Decision;
+    use crate::plan::yaml_readers::{Node, Schema, read_flat, top_str};
+    use proptest::prelude::*;
+    use serde_yaml::{Mapping, Value};
+
+    fn spec_plan() -> Plan {
+        let text = include_str!("../../tests/fixtures/spec-example.md")
+            .replace("completed_at: null", "completed_at: 2026-01-30T01:45:00Z");
+        crate::plan::parse(&text, "x").unwrap()
+    }
+
+    fn frontmatter(notify: &str) -> &str {
+        let rest = notify.strip_prefix("---\n").unwrap();
+        &rest[..rest.find("\n---\n").unwrap() + 1]
+    }
+
+    /// What serde_yaml, a YAML 1.1 reader (PyYAML) and a YAML 1.2 core-schema reader make of the notify file of
+    /// `plan`, against what the plan holds: every text value and answer is exactly its string.
+    fn reads_back_everywhere(plan: &Plan) -> Result<(), TestCaseError> {
+        let text = render(plan);
+        let fm = frontmatter(&text);
+        let serde: Mapping =
+            serde_yaml::from_str(fm).map_err(|e| TestCaseError::fail(format!("{e}\n{fm}")))?;
+        let serde_str = |k: &str| serde.get(k).and_then(Value::as_str).map(str::to_owned);
+        let texts = [
+            ("plan_id", Some(plan.id.clone())),
+            ("plan_title", Some(plan.title.clone())),
+            ("agent", plan.agent.clone()),
+            ("session", plan.session.clone()),
+            ("notify_session", plan.notify_session.clone()),
+        ];
+        for (key, want) in &texts {
+            prop_assert_eq!(&serde_str(key), want, "serde_yaml, {}\n{}", key, fm);
+        }
+        let answers = serde.get("answers").and_then(Value::as_mapping).unwrap();
+        prop_assert_eq!(answers.len(), plan.decisions.len());
+        for d in &plan.decisions {
+            prop_assert_eq!(
+                answers.get(d.id.as_str()).and_then(Value::as_str),
+                d.answer.as_deref()
+            );
+        }
+        for schema in [Schema::Yaml11, Schema::Yaml12Core] {
+            let read = read_flat(fm, schema)
+                .map_err(|e| TestCaseError::fail(format!("{schema:?}: {e}\n{fm}")))?;
+            for (key, want) in &texts {
+                let got = top_str(&read, key).unwrap();
+                match want {
+                    Some(w) => prop_assert_eq!(
+                        got.as_str(),
+                        Some(w.as_str()),
+                        "{:?} {}\n{}",
+                        schema,
+                        key,
+                        fm
+                    ),
+                    None => prop_assert_eq!(got.tag, "null"),
+                }
+            }
+            let Some((_, Node::Map(answers))) =
+                read.iter().find(|(k, _)| k.as_str() == Some("answers"))
+            else {
+                return Err(TestCaseError::fail(format!("no answers map\n{fm}")));
+            };
+            let got: Vec<(Option<&str>, Option<&str>)> = answers
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            let want: Vec<(Option<&str>, Option<&str>)> = plan
+                .decisions
+                .iter()
+                .map(|d| (Some(d.id.as_str()), d.answer.as_deref()))
+                .collect();
+            prop_assert_eq!(got, want, "{:?}\n{}", schema, fm);
+        }
+        Ok(())
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<String>(),
+            "[0-9yYnN:._+~=<#x -]{0,10}",
+            "(?i)(y|n|yes|no|on|off|true|false|null)",
+            ".{600,700}",
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn every_value_of_a_notify_file_reads_back_in_yaml_1_1_and_1_2(
+            id in text(),
+            title in text(),
+            session in text(),
+            decisions in prop::collection::vec((text(), text()), 1..4),
+        ) {
+            let mut plan = spec_plan();
+            plan.id = id;
+            plan.title = title;
+            plan.session = Some(session);
+            plan.notify_session = None;
+            plan.decisions.truncate(1);
+            let first = plan.decisions[0].clone();
+            plan.decisions = decisions
+                .into_iter()
+                .enumerate()
+                .map(|(n, (id, answer))| Decision {
+                    id: format!("{id}{n}"),
+                    status: DecisionStatus::Answered,
+                    answer: Some(answer),
+                    ..first.clone()
+                })
+                .collect();
+            reads_back_everywhere(&plan)?;
+        }
+    }
+
+    #[test]
+    fn the_values_of_issue_17_read_back_in_yaml_1_1_and_1_2() {
+        let mut plan = spec_plan();
+        let hostile = [
+            "yes",
+            "007",
+            "12:30",
+            "=",
+            "<<",
+            "2026-01-30",
+            "1_000",
+            "~",
+            "null",
+            "on",
+            "'quoted'",
+            "a: b",
+            "# x",
+        ];
+        let first = plan.decisions[0].clone();
+        plan.decisions = hostile
+            .iter()
+            .map(|a| Decision {
+                id: (*a).to_owned(),
+                status: DecisionStatus::Answered,
+                answer: Some((*a).to_owned()),
+                ..first.clone()
+            })
+            .collect();
+        plan.title = "Use C#".into();
+        plan.session = Some("off".into());
+        reads_back_everywhere(&plan).unwrap();
+        let text = render(&plan);
+        assert!(
+            text.contains("\nplan_title: Use C#\nagent: ceo\nsession: \"off\"\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\n  \"yes\": \"yes\"\n  \"007\": \"007\"\n"),
+            "{text}"
+        );
+        // A key too long for `key: value` is written as an explicit `? key`.
+        plan.decisions[0].id = "k".repeat(600);
+        reads_back_everywhere(&plan).unwrap();
+        assert!(render(&plan).contains(&format!("\n  ? \"{}\"\n  : \"yes\"\n", "k".repeat(600))));
+    }
 
     #[test]
     fn renders_the_spec_shape() {

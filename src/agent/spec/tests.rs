@@ -143,3 +143,58 @@ fn values_yaml_would_misread_are_quoted_and_read_back() {
     assert!(plan.decisions[0].options.is_empty());
     assert_eq!(plan.decisions[1].id, "decision-2");
 }
+
+#[test]
+fn titles_ending_in_a_hash_read_back_whole() {
+    // Issue 17: `## Decision 1: issue #` reads as `issue` (CommonMark drops a closing `#` run after a space).
+    let json = r##"{"title": "Fix issue #", "decisions": [{"title": "Use C#"}, {"title": "issue #"},
+        {"title": "#"}, {"title": "keep##"}, {"title": "Decision 7: F# #"}]}"##;
+    let spec = from_json(json).unwrap();
+    validate(&spec).unwrap();
+    let text = render(&spec, "x", NOW);
+    assert!(text.contains("\n# Fix issue # #\n"), "{text}");
+    assert!(text.contains("\n## Decision 2: issue # #\n"), "{text}");
+    let plan = crate::plan::parse(&text, "x").unwrap();
+    verify(&spec, &plan).unwrap();
+    let titles: Vec<&str> = plan.decisions.iter().map(|d| d.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        ["Use C#", "issue #", "#", "keep##", "Decision 7: F# #"]
+    );
+    // A title that would still read back otherwise is refused rather than changed.
+    let mut changed = plan.clone();
+    changed.decisions[1].title = "issue".into();
+    assert_eq!(
+        verify(&spec, &changed).unwrap_err(),
+        "decisions[1].title: the plan would read back with the title \"issue\" instead of \"issue #\"; rephrase it"
+    );
+}
+
+proptest::proptest! {
+    #[test]
+    fn any_one_line_title_reads_back(title in "[^\r\n]{1,40}") {
+        proptest::prop_assume!(!title.trim().is_empty());
+        let spec = PlanSpec {
+            id: None,
+            title: title.clone(),
+            tag: None,
+            priority: None,
+            agent: None,
+            session: None,
+            notify_session: None,
+            context: None,
+            decisions: vec![DecisionSpec {
+                id: Some("d".into()),
+                title: title.clone(),
+                context: None,
+                allow_custom: true,
+                options: Vec::new(),
+            }],
+        };
+        let text = render(&spec, "x", NOW);
+        let plan = crate::plan::parse(&text, "x").unwrap();
+        proptest::prop_assert_eq!(verify(&spec, &plan), Ok(()));
+        proptest::prop_assert_eq!(plan.title.as_str(), title.trim());
+        proptest::prop_assert_eq!(plan.decisions[0].title.as_str(), title.trim());
+    }
+}

@@ -1,0 +1,244 @@
+//! What Python agents read: notify files and completed plans loaded with PyYAML (YAML 1.1, the default YAML
+//! reader of Python), through its pure-Python and its libyaml loader. Every answer must come back as exactly the
+//! string the human gave, never `True`, `7`, a date, or an error. Skipped, with a message, when `python3` or PyYAML
+//! is missing (`pip install pyyaml` to run them).
+
+use std::path::Path;
+use std::process::Command;
+
+use arbiter_zebu::plan::Edit;
+use arbiter_zebu::plan::yaml_value::scalar;
+use arbiter_zebu::queue::{Outcome, Queue};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::TestRunner;
+use serde_json::{Value, json};
+
+use crate::support::TempQueue;
+
+const NOW: &str = "2026-02-01T10:00:00Z";
+
+/// Loads every file given with each PyYAML safe loader, and prints, per loader and file, the frontmatter and each
+/// decision's `key: value` block (the lines after a `## ` heading, as an agent would read them) with every value
+/// as `[type name, text]`, so that `True`, `7` or a date can't pass for a string.
+const READ_WITH_PYYAML: &str = r###"
+import json, re, sys, yaml
+
+def typed(v):
+    if isinstance(v, dict):
+        return [[typed(k), typed(x)] for k, x in v.items()]
+    return [type(v).__name__, v if isinstance(v, str) else repr(v)]
+
+def read(text, loader):
+    lines = text.split("\n")
+    end = lines.index("---", 1)
+    out = {"frontmatter": typed(yaml.load("\n".join(lines[1:end]), Loader=loader)), "decisions": []}
+    block = None
+    for line in lines[end + 1:] + [""]:
+        if line.startswith("## "):
+            block = []
+        elif block is not None and re.match(r"^[a-z_][a-z0-9_]*:( |$)", line):
+            block.append(line)
+        elif block is not None and (block or line.strip()):
+            out["decisions"].append(typed(yaml.load("\n".join(block), Loader=loader)))
+            block = None
+    return out
+
+loaders = {"SafeLoader": yaml.SafeLoader}
+if getattr(yaml, "CSafeLoader", None):
+    loaders["CSafeLoader"] = yaml.CSafeLoader
+result = {}
+for name, loader in loaders.items():
+    result[name] = [read(open(path, encoding="utf-8").read(), loader) for path in sys.argv[1:]]
+print(json.dumps(result))
+"###;
+
+/// PyYAML's reading of `files`, or `None` (with a message) when it can't run here.
+fn pyyaml(files: &[&Path]) -> Option<Value> {
+    let probe = Command::new("python3").args(["-c", "import yaml"]).output();
+    match probe {
+        Ok(out) if out.status.success() => {}
+        _ => {
+            eprintln!("skipped: python3 with PyYAML is not available (pip install pyyaml)");
+            return None;
+        }
+    }
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(READ_WITH_PYYAML)
+        .args(files)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "PyYAML could not read the files: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+fn string(s: &str) -> Value {
+    json!(["str", s])
+}
+
+/// The value of `key` in a mapping read as `[[key, value], …]`.
+fn get<'a>(map: &'a Value, key: &str) -> &'a Value {
+    map.as_array()
+        .unwrap()
+        .iter()
+        .find(|kv| kv[0] == string(key))
+        .map_or(&Value::Null, |kv| &kv[1])
+}
+
+/// Answers the human gives: option keys a tap records, and custom text.
+const TAPPED: [&str; 4] = ["yes", "007", "on", "="];
+const TYPED: [&str; 20] = [
+    "12:30",
+    "<<",
+    "2026-01-30",
+    "1_000",
+    "~",
+    "null",
+    "'quoted'",
+    "a: b",
+    "# x",
+    "no",
+    "OFF",
+    "Use C#",
+    "1e3",
+    ".inf",
+    "Привет, мир — ✓ 😀",
+    "line one\nline two: x\n- three",
+    " padded ",
+    "tab\there \"dq\" \\ back",
+    "x\u{2028}y\u{85}z",
+    "-",
+];
+
+/// A plan with one decision per answer: the tapped ones offer their answer as an option key, the typed ones are
+/// free-text questions. Decision ids are hostile too (`yes`, `<<`, `007`…, quoted as an agent must).
+fn hostile_plan() -> (String, Vec<(String, &'static str)>) {
+    let mut text = String::from(
+        "---\nid: py\ntitle: \"Use C#\"\nagent: \"on\"\nsession: \"12:30\"\nnotify_session: \"::\"\n---\n\n# Use C#\n\n",
+    );
+    let mut expected = Vec::new();
+    for (n, answer) in TAPPED.iter().chain(&TYPED).enumerate() {
+        let id = match n {
+            0 => "yes".to_owned(),
+            1 => "<<".to_owned(),
+            2 => "007".to_owned(),
+            3 => "2026-01-30".to_owned(),
+            n => format!("d{n}"),
+        };
+        text.push_str(&format!(
+            "## Decision {}: Question {n}\n\nid: {}\nallow_custom: true\n\n",
+            n + 1,
+            scalar(&id)
+        ));
+        if n < TAPPED.len() {
+            text.push_str(&format!(
+                "**Options:**\n- `{answer}` — Answer {n}\n- `other` — Other\n\n"
+            ));
+        }
+        expected.push((id, *answer));
+    }
+    (text, expected)
+}
+
+#[test]
+fn pyyaml_reads_every_answer_of_a_submitted_plan_as_the_exact_string() {
+    let q = TempQueue::new();
+    let (text, expected) = hostile_plan();
+    q.drop_plan("py.md", &text);
+    let queue = Queue::open(q.root(), true).unwrap();
+    for (n, (id, answer)) in expected.iter().enumerate() {
+        let edit = if n < TAPPED.len() {
+            Edit::Answer {
+                decision: id.clone(),
+                key: (*answer).to_owned(),
+                label: format!("Answer {n}"),
+            }
+        } else {
+            Edit::Custom {
+                decision: id.clone(),
+                text: (*answer).to_owned(),
+            }
+        };
+        queue.edit("py", &edit, Some("93533553"), NOW).unwrap();
+    }
+    let Outcome::Completed { plan, notify } = queue.edit("py", &Edit::Submit, None, NOW).unwrap()
+    else {
+        panic!("not completed")
+    };
+    let notify = notify.unwrap();
+    assert_eq!(q.files("notify"), ["_--py.md"]);
+    let Some(read) = pyyaml(&[&notify, &plan.path]) else {
+        return;
+    };
+    for (loader, files) in read.as_object().unwrap() {
+        let [notify_file, completed] = files.as_array().unwrap().as_slice() else {
+            panic!("{files}")
+        };
+        let fm = &notify_file["frontmatter"];
+        assert_eq!(get(fm, "plan_title"), &string("Use C#"), "{loader}");
+        assert_eq!(get(fm, "agent"), &string("on"), "{loader}");
+        assert_eq!(get(fm, "session"), &string("12:30"), "{loader}");
+        let answers = get(fm, "answers").as_array().unwrap();
+        assert_eq!(answers.len(), expected.len(), "{loader}: {fm}");
+        for (kv, (id, answer)) in answers.iter().zip(&expected) {
+            assert_eq!(
+                kv,
+                &json!([string(id), string(answer)]),
+                "{loader}: notify file"
+            );
+        }
+        let decisions = completed["decisions"].as_array().unwrap();
+        assert_eq!(decisions.len(), expected.len(), "{loader}: {completed}");
+        for (block, (id, answer)) in decisions.iter().zip(&expected) {
+            assert_eq!(get(block, "id"), &string(id), "{loader}: {block}");
+            assert_eq!(get(block, "answer"), &string(answer), "{loader}: {block}");
+            assert_eq!(
+                get(block, "status"),
+                &string("answered"),
+                "{loader}: {block}"
+            );
+        }
+        assert_eq!(get(&completed["frontmatter"], "title"), &string("Use C#"));
+    }
+}
+
+#[test]
+fn pyyaml_reads_every_written_string_back() {
+    // Two thousand strings, the same every run: arbitrary text and strings made of what YAML's resolvers look for.
+    let strategy = proptest::prop_oneof![
+        proptest::arbitrary::any::<String>(),
+        "[0-9yYnN:._+~=<#x -]{0,10}",
+        "(?i)(y|n|yes|no|on|off|true|false|null|inf|nan)[.:0-9 ]{0,3}",
+        "[a-zA-Z_][a-zA-Z0-9 _./,'()+@:#-]{0,12}",
+    ];
+    let mut runner = TestRunner::deterministic();
+    let strings: Vec<String> = (0..2000)
+        .map(|_| strategy.new_tree(&mut runner).unwrap().current())
+        .collect();
+    let mut doc = String::from("---\n");
+    for (i, s) in strings.iter().enumerate() {
+        doc.push_str(&format!("k{i}: {}\n", scalar(s)));
+    }
+    doc.push_str("---\n");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("strings.md");
+    std::fs::write(&path, &doc).unwrap();
+    let Some(read) = pyyaml(&[&path]) else {
+        return;
+    };
+    for (loader, files) in read.as_object().unwrap() {
+        let fm = &files[0]["frontmatter"];
+        for (i, s) in strings.iter().enumerate() {
+            assert_eq!(
+                get(fm, &format!("k{i}")),
+                &string(s),
+                "{loader}: {s:?} written as {}",
+                scalar(s)
+            );
+        }
+    }
+}
