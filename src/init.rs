@@ -157,8 +157,9 @@ pub fn init(opts: InitOptions, io: &mut dyn InitIo) -> Result<InitReport, InitEr
     if let Some(bad) = users.iter().find(|id| **id == 0) {
         return Err(InitError::InvalidUser(bad.to_string()));
     }
-    let api_url = config::check_api_url(opts.api_url.as_deref().unwrap_or(config::DEFAULT_API_URL))
-        .map_err(InitError::InvalidApiUrl)?;
+    let api_url =
+        config::normalize_api_url(opts.api_url.as_deref().unwrap_or(config::DEFAULT_API_URL))
+            .map_err(InitError::InvalidApiUrl)?;
     let queue_dir = match &opts.queue {
         Some(queue) => absolute(&expand(queue, opts.user_home.as_deref())?)?,
         None => config::default_queue_dir(&home),
