@@ -60,7 +60,7 @@ pub fn run(config_path: Option<PathBuf>) -> ExitCode {
 #[must_use]
 pub fn settings_from(cfg: &Config) -> Settings {
     let mut s = Settings::new(
-        cfg.telegram.token.expose().to_owned(),
+        cfg.telegram.token.clone(),
         cfg.telegram.allowed_users.clone(),
         cfg.queue.dir.clone(),
     );
