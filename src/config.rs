@@ -7,7 +7,7 @@
 //! |---|---|---|---|
 //! | `telegram.token` | string | — | Bot token from @BotFather (`123456:ABC-...`). `ARBITER_TELEGRAM_TOKEN` wins over it; one of the two is required. |
 //! | `telegram.allowedUsers` | list of numbers | — (required, non-empty) | Telegram user ids allowed to use the bot; everyone else is ignored. |
-//! | `telegram.apiUrl` | string | `https://api.telegram.org` | Bot API base URL (tests point it at a local fake server). |
+//! | `telegram.apiUrl` | string | `https://api.telegram.org` | Bot API base URL, http or https (tests point it at a local fake server). A URL that does not parse is an error, never a reason to use Telegram's. |
 //! | `queue.dir` | string | `<home>/queue` | Queue folder (`pending/`, `completed/`, `notify/`). |
 //! | `queue.watchInterval` | number (ms) | `1000` | Periodic rescan of `pending/`, 10 to 3600000. |
 //! | `notifications.enabled` | boolean | `true` | Announce new plans on Telegram. |
@@ -17,112 +17,46 @@
 //! Paths may start with `~/`; a relative path is taken relative to the folder holding the config file.
 //! Unknown keys are errors (a typo would otherwise be silently ignored). Every problem is reported as one
 //! line naming the file and the key: see [`ConfigError`].
+//!
+//! [`ConfigFile`] is the schema, one serde struct per section (keys and types); [`ConfigFile::validate`]
+//! checks what types cannot and fills in the defaults, giving the daemon's [`Config`]. `arbiter init`
+//! writes a `ConfigFile`; the agent commands read its `queue` section ([`resolve_queue_dir`]).
 
+mod error;
+mod file;
 mod paths;
+mod queue_dir;
+mod resolved;
 mod suggest;
 mod token;
-mod walk;
+mod validate;
+mod values;
 
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::Path;
 
-use tracing::level_filters::LevelFilter;
-
+pub use error::ConfigError;
+pub use file::{ConfigFile, LogsSection, NotificationsSection, QueueSection, TelegramSection};
 pub use paths::{
-    ENV_HOME, ENV_QUEUE, ENV_TOKEN, QueueDirSource, ResolvedQueueDir, arbiter_home, config_file,
-    default_logs_dir, default_queue_dir, expand_tilde, process_env, resolve_queue_dir,
-    systemd_user_unit_dir, user_home,
+    ENV_HOME, ENV_QUEUE, ENV_TOKEN, arbiter_home, config_file, default_logs_dir, default_queue_dir,
+    expand_tilde, process_env, systemd_user_unit_dir, user_home,
+};
+pub use queue_dir::{QueueDirSource, ResolvedQueueDir, resolve_queue_dir};
+pub use resolved::{
+    Config, DEFAULT_API_URL, DEFAULT_WATCH_INTERVAL, DEFAULT_WATCH_INTERVAL_MS, LogsConfig,
+    NotificationsConfig, QueueConfig, TelegramConfig, TokenSource,
 };
 pub use token::BotToken;
 pub(crate) use token::looks_like_token;
-pub(crate) use walk::check_api_url;
-
-/// Telegram's own Bot API server.
-pub const DEFAULT_API_URL: &str = "https://api.telegram.org";
-/// Default `queue.watchInterval`.
-pub const DEFAULT_WATCH_INTERVAL: Duration = Duration::from_millis(1000);
-
-/// The daemon's configuration, validated and with every default filled in.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Config {
-    /// The file it was read from (for messages).
-    pub path: PathBuf,
-    pub telegram: TelegramConfig,
-    pub queue: QueueConfig,
-    pub notifications: NotificationsConfig,
-    pub logs: LogsConfig,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TelegramConfig {
-    pub token: BotToken,
-    pub token_source: TokenSource,
-    /// Never empty.
-    pub allowed_users: Vec<u64>,
-    /// Without a trailing `/`.
-    pub api_url: String,
-}
-
-/// Where the token came from; safe to log, unlike the token.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TokenSource {
-    File,
-    /// `ARBITER_TELEGRAM_TOKEN`.
-    Env,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct QueueConfig {
-    pub dir: PathBuf,
-    pub watch_interval: Duration,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NotificationsConfig {
-    pub enabled: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LogsConfig {
-    pub dir: PathBuf,
-    pub level: LevelFilter,
-}
-
-/// Why the configuration could not be used. The display text is the whole one-line message the user reads.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    #[error("cannot find the arbiter home: set ARBITER_HOME or HOME")]
-    NoHome,
-    #[error("{}: config file not found; run `arbiter init` to create it", path.display())]
-    NotFound { path: PathBuf },
-    #[error("{}: cannot read config file: {source}", path.display())]
-    Unreadable {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{}:{line}:{column}: invalid JSON: {message}", path.display())]
-    Syntax {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        message: String,
-    },
-    /// A key is missing, unknown, of the wrong type or out of range. `key` is dotted: `telegram.allowedUsers`.
-    #[error("{}: {key}: {problem}", path.display())]
-    Invalid {
-        path: PathBuf,
-        key: String,
-        problem: String,
-    },
-}
+pub(crate) use validate::normalize_api_url;
+pub use values::{FolderPath, LogLevel, Millis, UserId, UserIds};
 
 impl Config {
-    /// Reads and validates the daemon's config file. `env` looks up environment variables:
-    /// `ARBITER_TELEGRAM_TOKEN` (wins over `telegram.token`), `HOME` (for `~`), `ARBITER_HOME` (defaults).
-    /// Pass [`process_env`] in production.
+    /// Reads and validates the daemon's config file: [`ConfigFile::parse`], then
+    /// [`ConfigFile::validate`]. `env` looks up environment variables: `ARBITER_TELEGRAM_TOKEN` (wins over
+    /// `telegram.token`), `HOME` (for `~`), `ARBITER_HOME` (defaults). Pass [`process_env`] in production.
     pub fn load(path: &Path, env: &impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
-        let text = walk::read(path)?.ok_or_else(|| ConfigError::NotFound { path: path.into() })?;
-        walk::parse(path, &text, env)
+        let text = file::read(path)?.ok_or_else(|| ConfigError::NotFound { path: path.into() })?;
+        ConfigFile::parse(path, &text)?.validate(path, env)
     }
 
     /// A warning to print (and log) when the file is readable or writable by group or others.

@@ -5,6 +5,7 @@
 use std::io::Write;
 use std::time::Duration;
 
+use crate::config::BotToken;
 use crate::daemon::{self, Settings};
 use crate::fakebot::{FakeBot, SentMessage};
 use crate::queue::Queue;
@@ -126,11 +127,16 @@ async fn script(out: &mut dyn Write) -> Result<(), DemoError> {
         .map_err(|e| DemoError::Setup(e.to_string()))?;
 
     let mut settings = Settings::new(
-        fake.token().to_owned(),
+        BotToken::new(fake.token()),
         vec![OWNER as u64],
         queue_dir.clone(),
     );
-    settings.api_url = fake.api_url().parse().ok();
+    // Never Telegram's: the demo talks to its own fake server or to nobody.
+    let api_url = fake
+        .api_url()
+        .parse()
+        .map_err(|e: url::ParseError| DemoError::Setup(e.to_string()))?;
+    settings.api_url = Some(api_url);
     settings.poll_timeout = Duration::from_secs(1);
     settings.watch = Mode::Events {
         poll: Duration::from_millis(500),

@@ -7,9 +7,10 @@ mod unit;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
-use crate::config::{self, ConfigError};
+use crate::config::{
+    self, BotToken, ConfigError, ConfigFile, FolderPath, LogLevel, LogsSection, Millis,
+    NotificationsSection, QueueSection, TelegramSection, UserId, UserIds,
+};
 pub use files::{Outcome, Step};
 pub use prompt::{InitIo, TerminalIo};
 pub use unit::{SYSTEMD_UNIT, render_unit};
@@ -154,11 +155,13 @@ pub fn init(opts: InitOptions, io: &mut dyn InitIo) -> Result<InitReport, InitEr
         [] => return Err(InitError::NoUsers),
         users => users.to_vec(),
     };
-    if let Some(bad) = users.iter().find(|id| **id == 0) {
-        return Err(InitError::InvalidUser(bad.to_string()));
-    }
-    let api_url = config::check_api_url(opts.api_url.as_deref().unwrap_or(config::DEFAULT_API_URL))
-        .map_err(InitError::InvalidApiUrl)?;
+    let users = users
+        .iter()
+        .map(|id| UserId::new(*id).ok_or_else(|| InitError::InvalidUser(id.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    let api_url =
+        config::normalize_api_url(opts.api_url.as_deref().unwrap_or(config::DEFAULT_API_URL))
+            .map_err(InitError::InvalidApiUrl)?;
     let queue_dir = match &opts.queue {
         Some(queue) => absolute(&expand(queue, opts.user_home.as_deref())?)?,
         None => config::default_queue_dir(&home),
@@ -172,34 +175,37 @@ pub fn init(opts: InitOptions, io: &mut dyn InitIo) -> Result<InitReport, InitEr
     }
     steps.push(files::create_private_dir(&logs_dir)?);
 
-    let shown = |path: &Path| display_path(path, opts.user_home.as_deref());
+    let shown = |path: &Path| display_path(path, opts.user_home.as_deref()).map(FolderPath::new);
+    let has_token = token.is_some();
+    // Every key, so the file documents itself; the schema is the one `arbiter run` reads.
     let file = ConfigFile {
         telegram: TelegramSection {
-            token: token.as_deref(),
-            allowed_users: &users,
-            api_url: &api_url,
+            token: token.map(BotToken::new),
+            allowed_users: Some(UserIds(users)),
+            api_url: Some(api_url),
         },
         queue: QueueSection {
-            dir: shown(&queue_dir)?,
-            watch_interval: 1000,
+            dir: Some(shown(&queue_dir)?),
+            watch_interval: Some(Millis::from(config::DEFAULT_WATCH_INTERVAL_MS)),
         },
-        notifications: NotificationsSection { enabled: true },
+        notifications: NotificationsSection {
+            enabled: Some(true),
+        },
         logs: LogsSection {
-            dir: shown(&logs_dir)?,
-            level: "info",
+            dir: Some(shown(&logs_dir)?),
+            level: Some(LogLevel::default()),
         },
     };
     // Cannot fail (string keys, plain values), but no panic on the off chance.
-    let mut json = serde_json::to_string_pretty(&file).map_err(|error| InitError::Io {
+    let json = file.to_json().map_err(|error| InitError::Io {
         action: "serialize",
         path: config_path.clone(),
         source: std::io::Error::other(error),
     })?;
-    json.push('\n');
     steps.push(files::write_file(&config_path, &json, 0o600, opts.force)?);
 
     let mut next_steps = Vec::new();
-    if token.is_none() {
+    if !has_token {
         next_steps.push(format!(
             "no token in config.json: put ARBITER_TELEGRAM_TOKEN=<token from @BotFather> in {} \
              (mode 0600) or export it before `arbiter run`",
@@ -258,42 +264,6 @@ fn display_path(path: &Path, user_home: Option<&Path>) -> Result<String, InitErr
         return Ok(format!("~/{}", rest.to_str().ok_or_else(non_utf8)?));
     }
     path.to_str().map(str::to_owned).ok_or_else(non_utf8)
-}
-
-/// config.json as written by `init`: every key, in the documented order.
-#[derive(Serialize)]
-struct ConfigFile<'a> {
-    telegram: TelegramSection<'a>,
-    queue: QueueSection,
-    notifications: NotificationsSection,
-    logs: LogsSection,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct TelegramSection<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    token: Option<&'a str>,
-    allowed_users: &'a [u64],
-    api_url: &'a str,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct QueueSection {
-    dir: String,
-    watch_interval: u64,
-}
-
-#[derive(Serialize)]
-struct NotificationsSection {
-    enabled: bool,
-}
-
-#[derive(Serialize)]
-struct LogsSection {
-    dir: String,
-    level: &'static str,
 }
 
 #[cfg(test)]

@@ -4,6 +4,8 @@
 //! - [`plan`]: the pure core (parse, diagnose, edit decision files). No I/O.
 //! - [`queue`]: the files on disk (scan, atomic writes, completion, notify files, watcher).
 //! - front ends: the Telegram daemon, the agent CLI and the MCP server.
+//!
+//! `serde_message` is a leaf every layer may use: serde's error messages without their position.
 
 pub mod actions;
 pub mod agent;
@@ -17,5 +19,6 @@ pub mod init;
 pub mod mcp;
 pub mod plan;
 pub mod queue;
+mod serde_message;
 pub mod sync;
 pub mod telegram;

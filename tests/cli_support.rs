@@ -27,13 +27,23 @@ impl Arbiter {
     }
 
     pub fn at(root: &Path) -> Arbiter {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_arbiter"));
-        cmd.arg("--queue")
+        let mut arbiter = Arbiter::home(root);
+        arbiter
+            .cmd
+            .arg("--queue")
             .arg(root)
-            .env_remove("ARBITER_QUEUE")
-            .env_remove("ARBITER_HOME")
+            .env_remove("ARBITER_HOME");
+        arbiter
+    }
+
+    /// Without `--queue`: ARBITER_HOME (and HOME) is `home`, so the command finds the queue the way a
+    /// user's would, from `home/config.json` or the default.
+    pub fn home(home: &Path) -> Arbiter {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+        cmd.env_remove("ARBITER_QUEUE")
+            .env("ARBITER_HOME", home)
             .env_remove("ARBITER_TELEGRAM_TOKEN")
-            .env("HOME", root)
+            .env("HOME", home)
             .env_remove("RUST_LOG");
         Arbiter { cmd, stdin: None }
     }

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use crate::plan::slug::slug;
 use crate::plan::yaml_value::{scalar, timestamp};
 use crate::plan::{Plan, Priority};
+use crate::serde_message::without_position;
 
 /// A plan as JSON: what `arbiter push` (given JSON) and the MCP tool `arbiter_push` accept.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -89,8 +90,9 @@ pub fn from_json(text: &str) -> Result<PlanSpec, String> {
     let mut de = serde_json::Deserializer::from_str(text);
     let spec: PlanSpec = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let inner = e.inner();
-        let reason = strip_position(&inner.to_string());
-        let at = location(e.path(), &reason);
+        let reason = inner.to_string();
+        let reason = without_position(&reason);
+        let at = location(e.path(), reason);
         format!("{}:{}: {at}{reason}", inner.line(), inner.column())
     })?;
     de.end().map_err(|e| {
@@ -98,7 +100,7 @@ pub fn from_json(text: &str) -> Result<PlanSpec, String> {
             "{}:{}: {}",
             e.line(),
             e.column(),
-            strip_position(&e.to_string())
+            without_position(&e.to_string())
         )
     })?;
     Ok(spec)
@@ -125,14 +127,6 @@ fn location(path: &serde_path_to_error::Path, reason: &str) -> String {
         String::new()
     } else {
         format!("{at}: ")
-    }
-}
-
-/// serde_json appends " at line L column C"; the message carries the position itself.
-fn strip_position(msg: &str) -> String {
-    match msg.rfind(" at line ") {
-        Some(i) => msg[..i].to_owned(),
-        None => msg.to_owned(),
     }
 }
 

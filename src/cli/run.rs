@@ -60,11 +60,12 @@ pub fn run(config_path: Option<PathBuf>) -> ExitCode {
 #[must_use]
 pub fn settings_from(cfg: &Config) -> Settings {
     let mut s = Settings::new(
-        cfg.telegram.token.expose().to_owned(),
+        cfg.telegram.token.clone(),
         cfg.telegram.allowed_users.clone(),
         cfg.queue.dir.clone(),
     );
-    s.api_url = cfg.telegram.api_url.parse().ok();
+    // Checked by Config::load: None only when apiUrl is not set.
+    s.api_url = cfg.telegram.api_url.clone();
     // ARBITER_WATCH=poll: no file events, polling every watchInterval (network filesystems; benchmarks).
     let poll = cfg.queue.watch_interval;
     s.watch = match config::process_env("ARBITER_WATCH").as_deref() {

@@ -1,11 +1,11 @@
-//! Where things live: the arbiter home, `~` expansion, and which queue folder an agent-side command uses.
+//! Where things live: the arbiter home, its default folders, `~` expansion.
 //!
 //! Every function takes the environment as a lookup function (`env("HOME")`) instead of reading the
 //! process environment, so tests describe the world they need without mutating global state.
 
 use std::path::{Path, PathBuf};
 
-use super::ConfigError;
+use super::error::ConfigError;
 
 /// Overrides the arbiter home (default `~/.arbiter`).
 pub const ENV_HOME: &str = "ARBITER_HOME";
@@ -85,90 +85,9 @@ pub fn systemd_user_unit_dir(env: &impl Fn(&str) -> Option<String>) -> Option<Pa
     Some(config_home.join("systemd").join("user"))
 }
 
-/// A path from the config file: `~` expanded, a relative path taken relative to the config file's folder
-/// (so the daemon does not depend on the directory it was started from).
-pub(crate) fn config_relative(
-    raw: &str,
-    config_path: &Path,
-    user_home: Option<&Path>,
-) -> Option<PathBuf> {
-    let expanded = expand_tilde(raw, user_home)?;
-    if expanded.is_absolute() {
-        return Some(expanded);
-    }
-    let base = config_path.parent().unwrap_or_else(|| Path::new(""));
-    Some(base.join(expanded))
-}
-
-/// Which rule picked the queue folder; worth a `debug!` line when an agent cannot find its plan.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum QueueDirSource {
-    /// The `--queue` flag.
-    Flag,
-    /// The `ARBITER_QUEUE` variable.
-    Env,
-    /// `queue.dir` in this config file.
-    ConfigFile(PathBuf),
-    /// `<home>/queue`.
-    Default,
-}
-
-/// The queue folder an agent-side command should use, and why.
-#[derive(Debug)]
-pub struct ResolvedQueueDir {
-    pub dir: PathBuf,
-    pub source: QueueDirSource,
-    /// Set when the config file exists but could not be used (unreadable, bad JSON, `queue.dir` not a
-    /// string): the default was used instead, and the user should hear about it on stderr.
-    pub warning: Option<ConfigError>,
-}
-
-/// Resolves the queue folder for agent-side commands (`push`, `status`, `get`, `await`, `mcp`, ...):
-/// `--queue` flag > `ARBITER_QUEUE` > `queue.dir` of `config_path` (only if that file exists and parses;
-/// nothing else in it is checked, so agents need no token) > `<arbiter_home>/queue`.
-pub fn resolve_queue_dir(
-    flag: Option<&Path>,
-    env: &impl Fn(&str) -> Option<String>,
-    config_path: &Path,
-    arbiter_home: &Path,
-) -> ResolvedQueueDir {
-    let home = user_home(env);
-    let resolved = |dir, source| ResolvedQueueDir {
-        dir,
-        source,
-        warning: None,
-    };
-    if let Some(flag) = flag {
-        let dir = flag
-            .to_str()
-            .and_then(|raw| expand_tilde(raw, home.as_deref()));
-        return resolved(
-            dir.unwrap_or_else(|| flag.to_path_buf()),
-            QueueDirSource::Flag,
-        );
-    }
-    if let Some(raw) = non_empty(env, ENV_QUEUE) {
-        // Like the flag: without HOME a `~` stays literal rather than silently losing the variable.
-        let dir = expand_tilde(&raw, home.as_deref()).unwrap_or_else(|| PathBuf::from(&raw));
-        return resolved(dir, QueueDirSource::Env);
-    }
-    let default = || default_queue_dir(arbiter_home);
-    match super::walk::queue_dir_only(config_path, home.as_deref()) {
-        Ok(Some(dir)) => resolved(dir, QueueDirSource::ConfigFile(config_path.to_path_buf())),
-        Ok(None) => resolved(default(), QueueDirSource::Default),
-        Err(error) => ResolvedQueueDir {
-            dir: default(),
-            source: QueueDirSource::Default,
-            warning: Some(error),
-        },
-    }
-}
-
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // see src/config/tests.rs
 mod tests {
     use super::*;
-    use std::fs;
 
     fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
         let pairs: Vec<(String, String)> = pairs
@@ -231,104 +150,5 @@ mod tests {
         let expected = PathBuf::from("/home/ada/.config/systemd/user");
         assert_eq!(systemd_user_unit_dir(&env), Some(expected));
         assert_eq!(systemd_user_unit_dir(&env_of(&[])), None);
-    }
-
-    struct Fixture {
-        _dir: tempfile::TempDir,
-        home: PathBuf,
-        config: PathBuf,
-    }
-
-    fn fixture(config_text: Option<&str>) -> Fixture {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join(".arbiter");
-        fs::create_dir_all(&home).unwrap();
-        let config = config_file(&home);
-        if let Some(text) = config_text {
-            fs::write(&config, text).unwrap();
-        }
-        Fixture {
-            _dir: dir,
-            home,
-            config,
-        }
-    }
-
-    fn resolve(f: &Fixture, flag: Option<&str>, env: &[(&str, &str)]) -> ResolvedQueueDir {
-        resolve_queue_dir(flag.map(Path::new), &env_of(env), &f.config, &f.home)
-    }
-
-    const WITH_DIR: &str = r#"{"queue": {"dir": "~/from-config"}}"#;
-
-    #[test]
-    fn queue_flag_beats_env_and_config() {
-        let f = fixture(Some(WITH_DIR));
-        let r = resolve(
-            &f,
-            Some("~/flag"),
-            &[("HOME", "/h"), ("ARBITER_QUEUE", "/env")],
-        );
-        assert_eq!(
-            (r.dir, r.source),
-            (PathBuf::from("/h/flag"), QueueDirSource::Flag)
-        );
-    }
-
-    #[test]
-    fn queue_env_beats_config() {
-        let f = fixture(Some(WITH_DIR));
-        let r = resolve(&f, None, &[("HOME", "/h"), ("ARBITER_QUEUE", "~/env")]);
-        assert_eq!(
-            (r.dir, r.source),
-            (PathBuf::from("/h/env"), QueueDirSource::Env)
-        );
-    }
-
-    #[test]
-    fn queue_from_config_without_token() {
-        // No token, unknown keys elsewhere: agents only care about queue.dir.
-        let f = fixture(Some(
-            r#"{"queue": {"dir": "~/from-config"}, "whatever": 1}"#,
-        ));
-        let r = resolve(&f, None, &[("HOME", "/h")]);
-        assert_eq!(r.dir, PathBuf::from("/h/from-config"));
-        assert_eq!(r.source, QueueDirSource::ConfigFile(f.config.clone()));
-        assert!(r.warning.is_none());
-    }
-
-    #[test]
-    fn queue_relative_config_dir_is_relative_to_the_config_file() {
-        let f = fixture(Some(r#"{"queue": {"dir": "q"}}"#));
-        let r = resolve(&f, None, &[("HOME", "/h")]);
-        assert_eq!(r.dir, f.home.join("q"));
-    }
-
-    #[test]
-    fn queue_default_without_config_or_without_key() {
-        for text in [None, Some(r#"{"telegram": {}}"#)] {
-            let f = fixture(text);
-            let r = resolve(&f, None, &[("HOME", "/h"), ("ARBITER_QUEUE", " ")]);
-            assert_eq!(
-                (r.dir, r.source),
-                (f.home.join("queue"), QueueDirSource::Default)
-            );
-            assert!(r.warning.is_none());
-        }
-    }
-
-    #[test]
-    fn queue_default_with_warning_when_config_is_broken() {
-        let f = fixture(Some("{ nope"));
-        let r = resolve(&f, None, &[("HOME", "/h")]);
-        assert_eq!(
-            (r.dir, r.source),
-            (f.home.join("queue"), QueueDirSource::Default)
-        );
-        let warning = r.warning.map(|w| w.to_string()).unwrap_or_default();
-        let expected = format!(
-            "{}:1:3: invalid JSON: key must be a string",
-            f.config.display()
-        );
-        assert_eq!(warning, expected);
     }
 }

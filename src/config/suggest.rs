@@ -35,7 +35,10 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::walk::{QUEUE_KEYS, SECTIONS, TELEGRAM_KEYS};
+
+    const SECTIONS: [&str; 4] = ["telegram", "queue", "notifications", "logs"];
+    const TELEGRAM_KEYS: [&str; 3] = ["token", "allowedUsers", "apiUrl"];
+    const QUEUE_KEYS: [&str; 2] = ["dir", "watchInterval"];
 
     #[test]
     fn suggestions() {

@@ -5,6 +5,9 @@
 
 use super::*;
 use std::fs;
+use std::path::PathBuf;
+use std::time::Duration;
+use tracing::level_filters::LevelFilter;
 
 const TOKEN: &str = "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11";
 const MINIMAL: &str =
@@ -58,7 +61,8 @@ fn example_file_loads_with_every_key() {
     assert_eq!(config.telegram.token.expose(), TOKEN);
     assert_eq!(config.telegram.token_source, TokenSource::File);
     assert_eq!(config.telegram.allowed_users, vec![93533553]);
-    assert_eq!(config.telegram.api_url, "https://api.telegram.org");
+    let api_url = config.telegram.api_url.map(String::from);
+    assert_eq!(api_url.as_deref(), Some("https://api.telegram.org/"));
     assert_eq!(config.queue.dir, PathBuf::from("/home/ada/.arbiter/queue"));
     assert_eq!(config.queue.watch_interval, Duration::from_millis(1000));
     assert!(config.notifications.enabled);
@@ -75,7 +79,10 @@ fn defaults_hang_off_the_arbiter_home() {
     let config = config.unwrap();
     assert_eq!(config.queue.dir, PathBuf::from("/srv/arb/queue"));
     assert_eq!(config.logs.dir, PathBuf::from("/srv/arb/logs"));
-    assert_eq!(config.telegram.api_url, DEFAULT_API_URL);
+    assert_eq!(
+        config.telegram.api_url, None,
+        "Telegram's, {DEFAULT_API_URL}"
+    );
     assert_eq!(config.queue.watch_interval, DEFAULT_WATCH_INTERVAL);
     assert!(config.notifications.enabled);
 }
@@ -334,7 +341,31 @@ fn api_url_must_be_http() {
         r#"{{"telegram": {{"token": "{TOKEN}", "allowedUsers": [1], "apiUrl": "http://127.0.0.1:9/"}}}}"#
     );
     let (_f, config) = load_with(&text, &[("HOME", "/h")]);
-    assert_eq!(config.unwrap().telegram.api_url, "http://127.0.0.1:9");
+    let api_url = config.unwrap().telegram.api_url.map(String::from);
+    assert_eq!(api_url.as_deref(), Some("http://127.0.0.1:9/"));
+}
+
+/// `url::Url` refuses these; the old check let them through and the daemon quietly used Telegram's URL
+/// (with the token) instead. Now they are an error naming the key.
+#[test]
+fn api_url_that_does_not_parse_is_an_error() {
+    for (url, reason) in [
+        ("http://:80", "empty host"),
+        ("http://[::1", "invalid IPv6 address"),
+    ] {
+        assert_error(
+            &format!(
+                r#"{{"telegram": {{"token": "{TOKEN}", "allowedUsers": [1], "apiUrl": "{url}"}}}}"#
+            ),
+            &format!(
+                r#"telegram.apiUrl: expected an http:// or https:// URL, found "{url}" ({reason})"#
+            ),
+        );
+    }
+    assert_error(
+        &format!(r#"{{"telegram": {{"token": "{TOKEN}", "allowedUsers": [1], "apiUrl": 8081}}}}"#),
+        "telegram.apiUrl: expected a URL as a string, found a number",
+    );
 }
 
 #[test]
@@ -369,4 +400,12 @@ fn permission_warning_for_group_or_world_access() {
         f.path.display()
     );
     assert_eq!(Config::permission_warning(&f.path), Some(expected));
+}
+
+#[test]
+fn a_repeated_key_is_an_error_not_the_last_one_winning() {
+    assert_error(
+        &with_section(r#""queue": {"dir": "/a"}, "queue": {"dir": "/b"}"#),
+        "queue: appears twice; keep one",
+    );
 }

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
 /// The bot token. Its `Debug` output is redacted and it has no `Display`, so it cannot end up in a log
 /// line by accident; [`BotToken::expose`] is the one way to read it.
 #[derive(Clone, PartialEq, Eq)]
@@ -23,6 +25,20 @@ impl BotToken {
 impl fmt::Debug for BotToken {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("BotToken(<redacted>)")
+    }
+}
+
+/// Read from config.json's `telegram.token`.
+impl<'de> Deserialize<'de> for BotToken {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        super::values::string(deserializer, "the bot token as a string").map(BotToken)
+    }
+}
+
+/// Written into config.json by `arbiter init`, the one place that serializes a token.
+impl Serialize for BotToken {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
     }
 }
 

@@ -21,6 +21,7 @@ use teloxide::types::{Update, UpdateKind};
 use tokio::sync::mpsc;
 
 use crate::actions::{Access, Actions, Refusal};
+use crate::config::BotToken;
 use crate::queue::watcher::{self, Mode};
 use crate::queue::{Queue, StoreError};
 
@@ -33,7 +34,8 @@ pub use messages::{Command, parse_command};
 /// Everything the daemon needs to run; built from the config file by the CLI, or directly by tests and the demo.
 #[derive(Clone)]
 pub struct Settings {
-    pub token: String,
+    /// Read only where the HTTP client is built.
+    pub token: BotToken,
     /// Bot API base URL; `None` = Telegram's.
     pub api_url: Option<url::Url>,
     pub allowed_users: Vec<u64>,
@@ -61,7 +63,7 @@ impl std::fmt::Debug for Settings {
 impl Settings {
     /// Defaults for everything but the token, users and queue.
     #[must_use]
-    pub fn new(token: String, allowed_users: Vec<u64>, queue_dir: PathBuf) -> Settings {
+    pub fn new(token: BotToken, allowed_users: Vec<u64>, queue_dir: PathBuf) -> Settings {
         Settings {
             token,
             api_url: None,
@@ -106,7 +108,7 @@ pub async fn run(
         .timeout(settings.http_timeout)
         .build()
         .map_err(|e| DaemonError::Client(e.to_string()))?;
-    let mut bot = Bot::with_client(settings.token.clone(), client);
+    let mut bot = Bot::with_client(settings.token.expose(), client);
     if let Some(url) = &settings.api_url {
         bot = bot.set_api_url(url.clone());
     }

@@ -7,6 +7,7 @@ use serde_yaml::{Mapping, Value};
 use super::lines;
 use super::timing::{self, Timing};
 use super::{Diagnostic, PlanStatus, Priority};
+use crate::serde_message::without_position;
 
 /// The frontmatter fields the core understands; unknown keys stay in the file untouched.
 #[derive(Debug, Default)]
@@ -68,7 +69,8 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
             line,
             format!(
                 "invalid YAML in frontmatter: {}",
-                strip_location(&e.to_string())
+                // The diagnostic carries the line itself.
+                without_position(&e.to_string())
             ),
         )
     })?;
@@ -138,13 +140,4 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
         body_start: close + 1,
         map: mapping,
     })
-}
-
-/// serde_yaml appends "at line L column C"; the diagnostic carries the line itself.
-fn strip_location(msg: &str) -> String {
-    let msg = msg.lines().next().unwrap_or(msg);
-    match msg.find(" at line ") {
-        Some(i) => msg[..i].to_owned(),
-        None => msg.to_owned(),
-    }
 }

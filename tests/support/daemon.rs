@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use arbiter_zebu::config::BotToken;
 use arbiter_zebu::daemon::{self, Settings};
 use arbiter_zebu::fakebot::{FakeBot, SentMessage};
 use arbiter_zebu::queue::watcher::Mode;
@@ -25,7 +26,7 @@ pub struct Running {
 #[must_use]
 pub fn settings(fake: &FakeBot, queue: &TempQueue) -> Settings {
     let mut s = Settings::new(
-        fake.token().to_owned(),
+        BotToken::new(fake.token()),
         vec![OWNER as u64],
         queue.root().to_owned(),
     );

@@ -1,0 +1,122 @@
+//! config.json's schema: what may be in the file, as one serde struct per section. `arbiter run` reads it
+//! whole, the agent commands read its `queue` section, `arbiter init` writes it.
+//!
+//! Every key is optional here; which ones are required (the token, unless `ARBITER_TELEGRAM_TOKEN` is
+//! set; `allowedUsers`) and every range is for [`ConfigFile::validate`]. An unknown key is an error (a
+//! typo would otherwise be silently ignored). A section for a later feature (`people`, `web`, `digest`,
+//! `notifications.quietHours`) is one more field here plus its check in `validate`.
+
+use std::path::Path;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::error::ConfigError;
+use super::token::BotToken;
+use super::values::{self, FolderPath, LogLevel, Millis, UserIds, object};
+
+/// The whole file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ConfigFile {
+    #[serde(default, deserialize_with = "values::section")]
+    pub telegram: TelegramSection,
+    #[serde(default, deserialize_with = "values::section")]
+    pub queue: QueueSection,
+    #[serde(default, deserialize_with = "values::section")]
+    pub notifications: NotificationsSection,
+    #[serde(default, deserialize_with = "values::section")]
+    pub logs: LogsSection,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TelegramSection {
+    /// From @BotFather; `ARBITER_TELEGRAM_TOKEN` wins over it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<BotToken>,
+    /// Who may use the bot; required and non-empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_users: Option<UserIds>,
+    /// Bot API base URL; default Telegram's.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "values::url_text"
+    )]
+    pub api_url: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct QueueSection {
+    /// Default `<home>/queue`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<FolderPath>,
+    /// Periodic rescan of `pending/`, default 1000 ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch_interval: Option<Millis>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct NotificationsSection {
+    /// Announce new plans; default true.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "values::switch"
+    )]
+    pub enabled: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LogsSection {
+    /// Default `<home>/logs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<FolderPath>,
+    /// Default `info`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<LogLevel>,
+}
+
+/// What the top level must be, in the message when it is not.
+const TOP_LEVEL: &str = "an object with telegram, queue, notifications and logs sections";
+
+impl ConfigFile {
+    /// Parses config.json's text (`path` is for messages). Checks the keys and their types only.
+    pub fn parse(path: &Path, text: &str) -> Result<ConfigFile, ConfigError> {
+        parse(path, text)
+    }
+
+    /// The file as `arbiter init` writes it: pretty JSON, keys in the documented order, a final newline.
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string_pretty(self).map(|json| json + "\n")
+    }
+}
+
+/// The file's text; `None` when it does not exist.
+pub(super) fn read(path: &Path) -> Result<Option<String>, ConfigError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(ConfigError::Unreadable {
+            path: path.into(),
+            source,
+        }),
+    }
+}
+
+/// Parses `text` as `T`, a view of the top level: [`ConfigFile`], or part of it for the agent commands.
+/// Errors name the file and the key (`telegram.allowedUsers[1]`), or the line and column of bad JSON.
+pub(super) fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, ConfigError> {
+    let mut json = serde_json::Deserializer::from_str(text);
+    let mut track = serde_path_to_error::Track::new();
+    let tracked = serde_path_to_error::Deserializer::new(&mut json, &mut track);
+    let parsed = object(tracked, TOP_LEVEL)
+        .map_err(|error| ConfigError::from_serde(path, Some(&track.path()), &error))?;
+    json.end()
+        .map_err(|error| ConfigError::from_serde(path, None, &error))?;
+    Ok(parsed)
+}

@@ -1,0 +1,62 @@
+//! The configuration `arbiter run` uses: checked, with the environment applied and every default filled in.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use tracing::level_filters::LevelFilter;
+
+use super::token::BotToken;
+
+/// Telegram's own Bot API server.
+pub const DEFAULT_API_URL: &str = "https://api.telegram.org";
+/// Default `queue.watchInterval`, in milliseconds.
+pub const DEFAULT_WATCH_INTERVAL_MS: u64 = 1000;
+/// Default `queue.watchInterval`.
+pub const DEFAULT_WATCH_INTERVAL: Duration = Duration::from_millis(DEFAULT_WATCH_INTERVAL_MS);
+
+/// The daemon's configuration, validated and with every default filled in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// The file it was read from (for messages).
+    pub path: PathBuf,
+    pub telegram: TelegramConfig,
+    pub queue: QueueConfig,
+    pub notifications: NotificationsConfig,
+    pub logs: LogsConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TelegramConfig {
+    pub token: BotToken,
+    pub token_source: TokenSource,
+    /// Never empty.
+    pub allowed_users: Vec<u64>,
+    /// The Bot API base URL, an http(s) URL with a host; `None` when `apiUrl` is not set: Telegram's.
+    /// (Set but unusable is an error, never Telegram's: the token must not go where it was not sent.)
+    pub api_url: Option<url::Url>,
+}
+
+/// Where the token came from; safe to log, unlike the token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenSource {
+    File,
+    /// `ARBITER_TELEGRAM_TOKEN`.
+    Env,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueConfig {
+    pub dir: PathBuf,
+    pub watch_interval: Duration,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotificationsConfig {
+    pub enabled: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogsConfig {
+    pub dir: PathBuf,
+    pub level: LevelFilter,
+}

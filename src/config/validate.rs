@@ -1,0 +1,188 @@
+//! What the types cannot check: required keys, ranges, the token's shape, the API URL, and the
+//! environment (`ARBITER_TELEGRAM_TOKEN`, `HOME` for `~`, `ARBITER_HOME` for the defaults).
+
+use std::path::Path;
+use std::time::Duration;
+
+use url::Url;
+
+use super::error::ConfigError;
+use super::file::{ConfigFile, TelegramSection};
+use super::paths::{self, ENV_TOKEN, non_empty};
+use super::resolved::{
+    Config, DEFAULT_WATCH_INTERVAL, LogsConfig, NotificationsConfig, QueueConfig, TelegramConfig,
+    TokenSource,
+};
+use super::token::{BotToken, looks_like_token};
+use super::values::FolderPath;
+
+/// `queue.watchInterval`'s range, in milliseconds.
+const WATCH_INTERVAL_MS: std::ops::RangeInclusive<u64> = 10..=3_600_000;
+
+const TOKEN_SHAPE: &str = "does not look like a bot token (expected digits, a colon, then letters, \
+    digits, - and _, e.g. 123456:ABC-DEF1234ghIkl)";
+
+/// A problem with one key: the key (or variable) and what is wrong with it.
+type KeyProblem = (&'static str, String);
+
+impl ConfigFile {
+    /// The daemon's [`Config`] from this file: required keys present, values in range, paths resolved,
+    /// defaults filled in. `env` looks up `ARBITER_TELEGRAM_TOKEN` (wins over `telegram.token`), `HOME`
+    /// and `ARBITER_HOME`; `path` is the file's (for messages, and relative paths).
+    pub fn validate(
+        self,
+        path: &Path,
+        env: &impl Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let invalid = |(key, problem): KeyProblem| ConfigError::invalid(path, key, problem);
+        let telegram = telegram(self.telegram, env).map_err(invalid)?;
+        let user_home = paths::user_home(env);
+        let folder = |key: &'static str, dir: &FolderPath| {
+            dir.resolve(path, user_home.as_deref())
+                .map_err(|problem| invalid((key, problem)))
+        };
+        // Defaults hang off the arbiter home, which is only needed (and only an error) when one is used.
+        let home = || paths::arbiter_home(env);
+        let queue = QueueConfig {
+            dir: match &self.queue.dir {
+                Some(dir) => folder("queue.dir", dir)?,
+                None => paths::default_queue_dir(&home()?),
+            },
+            watch_interval: match &self.queue.watch_interval {
+                None => DEFAULT_WATCH_INTERVAL,
+                Some(ms) => ms
+                    .within(WATCH_INTERVAL_MS)
+                    .map(Duration::from_millis)
+                    .map_err(|problem| invalid(("queue.watchInterval", problem)))?,
+            },
+        };
+        let logs = LogsConfig {
+            dir: match &self.logs.dir {
+                Some(dir) => folder("logs.dir", dir)?,
+                None => paths::default_logs_dir(&home()?),
+            },
+            level: self.logs.level.unwrap_or_default().0,
+        };
+        Ok(Config {
+            path: path.into(),
+            telegram,
+            queue,
+            notifications: NotificationsConfig {
+                enabled: self.notifications.enabled.unwrap_or(true),
+            },
+            logs,
+        })
+    }
+}
+
+fn telegram(
+    section: TelegramSection,
+    env: &impl Fn(&str) -> Option<String>,
+) -> Result<TelegramConfig, KeyProblem> {
+    let (token, token_source) = token(section.token.as_ref(), env)?;
+    const USERS: &str = "telegram.allowedUsers";
+    let allowed_users: Vec<u64> = match section.allowed_users {
+        None => {
+            let problem = "missing; list the Telegram user ids allowed to use the bot";
+            return Err((USERS, problem.to_owned()));
+        }
+        Some(users) => users.0.iter().map(|id| id.get()).collect(),
+    };
+    if allowed_users.is_empty() {
+        let problem = "empty, so nobody could use the bot; add your Telegram user id";
+        return Err((USERS, problem.to_owned()));
+    }
+    let api_url = match section.api_url {
+        None => None,
+        Some(raw) => Some(api_url(&raw).map_err(|problem| ("telegram.apiUrl", problem))?),
+    };
+    Ok(TelegramConfig {
+        token,
+        token_source,
+        allowed_users,
+        api_url,
+    })
+}
+
+/// The token to use and where it came from.
+fn token(
+    in_file: Option<&BotToken>,
+    env: &impl Fn(&str) -> Option<String>,
+) -> Result<(BotToken, TokenSource), KeyProblem> {
+    if let Some(token) = non_empty(env, ENV_TOKEN) {
+        let token = token.trim();
+        if !looks_like_token(token) {
+            return Err((ENV_TOKEN, TOKEN_SHAPE.to_owned()));
+        }
+        return Ok((BotToken::new(token), TokenSource::Env));
+    }
+    match in_file.map(|token| token.expose().trim()) {
+        Some(token) if looks_like_token(token) => Ok((BotToken::new(token), TokenSource::File)),
+        Some(token) if !token.is_empty() => Err(("telegram.token", TOKEN_SHAPE.to_owned())),
+        _ => Err((
+            "telegram.token",
+            format!("missing; put the token from @BotFather here or set {ENV_TOKEN}"),
+        )),
+    }
+}
+
+/// A Bot API base URL as config.json should hold it: trimmed, without a trailing `/`. The error is the
+/// problem, without the key.
+pub(crate) fn normalize_api_url(raw: &str) -> Result<String, String> {
+    api_url(raw)?;
+    Ok(raw.trim().trim_end_matches('/').to_owned())
+}
+
+/// Parses a Bot API base URL: http or https, with a host (`url::Url` decides; a URL it refuses is an error,
+/// never a reason to use Telegram's). A trailing `/` is dropped so the bot's paths go under the URL's.
+fn api_url(raw: &str) -> Result<Url, String> {
+    let text = raw.trim().trim_end_matches('/');
+    let expected = format!("expected an http:// or https:// URL, found {raw:?}");
+    let lower = text.to_ascii_lowercase();
+    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+        return Err(expected);
+    }
+    let url = Url::parse(text).map_err(|error| format!("{expected} ({error})"))?;
+    match url.host_str() {
+        Some(host) if !host.is_empty() => Ok(url),
+        _ => Err(format!("{expected} (no host)")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn api_urls() {
+        let ok = |raw: &str| api_url(raw).map(String::from);
+        assert_eq!(
+            ok(" http://127.0.0.1:8081/ "),
+            Ok("http://127.0.0.1:8081/".to_owned())
+        );
+        assert_eq!(
+            ok("https://example.com/tg/"),
+            Ok("https://example.com/tg".to_owned())
+        );
+        assert_eq!(
+            normalize_api_url("http://127.0.0.1:8081/"),
+            Ok("http://127.0.0.1:8081".to_owned())
+        );
+        let refused = [
+            ("api.telegram.org", ""),
+            ("localhost:8081", ""),
+            ("ftp://example.com", ""),
+            ("https://", ""),
+            ("http://:80", " (empty host)"),
+            ("http://[::1", " (invalid IPv6 address)"),
+            (
+                "http://exa mple.com",
+                " (invalid international domain name)",
+            ),
+        ];
+        for (raw, reason) in refused {
+            let expected = format!("expected an http:// or https:// URL, found {raw:?}{reason}");
+            assert_eq!(api_url(raw).map(String::from), Err(expected), "{raw}");
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! config.json as the real binary reads it: `arbiter run` refuses a bad file with one line naming the file
+//! and the key (every message is tested beside the loader, in src/config/tests.rs), and the agent commands
+//! find their queue in it.
+
+use std::path::Path;
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::cli_support::{Arbiter, Output, collect};
+use crate::support::{SPEC_EXAMPLE, TempQueue};
+
+const TOKEN: &str = "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11";
+
+/// Waits for `child` to exit by itself; a daemon still running after a while is killed and fails the test.
+fn finished(mut child: Child) -> Output {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(20) {
+            child.kill().unwrap();
+            panic!("arbiter run kept running: {:?}", collect(child));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    collect(child)
+}
+
+/// `arbiter run --config <home>/config.json` with `config` in the file.
+fn run_with(home: &Path, config: &serde_json::Value) -> (String, Output) {
+    let path = home.join("config.json");
+    std::fs::write(&path, config.to_string()).unwrap();
+    let child = Arbiter::home(home)
+        .args(&["run", "--config"])
+        .args(&[path.to_str().unwrap()])
+        .spawn();
+    (path.display().to_string(), finished(child))
+}
+
+#[test]
+fn run_refuses_an_api_url_it_cannot_parse_and_never_falls_back_to_telegram() {
+    let home = tempfile::tempdir().unwrap();
+    for (url, reason) in [
+        ("http://:80", "empty host"),
+        ("http://[::1", "invalid IPv6 address"),
+    ] {
+        let config = json!({
+            "telegram": { "token": TOKEN, "allowedUsers": [42], "apiUrl": url },
+            "queue": { "dir": home.path().join("queue") },
+        });
+        let (path, out) = run_with(home.path(), &config);
+        let expected = format!(
+            "arbiter: {path}: telegram.apiUrl: expected an http:// or https:// URL, found \"{url}\" ({reason})\n"
+        );
+        assert_eq!((out.code, out.stderr), (Some(1), expected), "{url}");
+        assert_eq!(out.stdout, "");
+    }
+    // Nothing was started: no lock, no log, no queue.
+    assert!(!home.path().join("queue").exists());
+    assert!(!home.path().join("logs").exists());
+}
+
+#[test]
+fn run_refuses_unknown_keys_and_wrong_types() {
+    let home = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            json!({ "telegram": { "token": TOKEN, "allowedUsers": [42] }, "notifcations": {} }),
+            "notifcations: unknown key; did you mean notifications?",
+        ),
+        (
+            json!({ "telegram": { "token": TOKEN, "allowedUsers": [42, "@bob"] } }),
+            "telegram.allowedUsers[1]: expected a Telegram user id (a positive whole number), found a string",
+        ),
+        (
+            json!({ "telegram": { "token": TOKEN, "allowedUsers": [42] }, "queue": { "watchInterval": "1s" } }),
+            "queue.watchInterval: expected a number of milliseconds, found a string",
+        ),
+    ];
+    for (config, problem) in cases {
+        let (path, out) = run_with(home.path(), &config);
+        let expected = format!("arbiter: {path}: {problem}\n");
+        assert_eq!((out.code, out.stderr), (Some(1), expected));
+    }
+}
+
+#[test]
+fn agent_commands_find_the_queue_in_the_config_without_a_token() {
+    let home = tempfile::tempdir().unwrap();
+    let q = TempQueue::new();
+    q.drop_plan("p.md", SPEC_EXAMPLE);
+    // No telegram section at all: agents need no token.
+    let config = json!({ "queue": { "dir": q.root() } });
+    std::fs::write(home.path().join("config.json"), config.to_string()).unwrap();
+    let out = Arbiter::home(home.path()).args(&["list", "--json"]).run();
+    assert_eq!((out.code, out.stderr.as_str()), (Some(0), ""));
+    let listed: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(listed[0]["id"], "abc123", "{listed}");
+    assert!(!home.path().join("queue").exists(), "not the default queue");
+}
