@@ -3,15 +3,15 @@
 //! teloxide's `utils::markdown::{bold, italic, code_inline}` wrap their argument without escaping it
 //! (teloxide#1342), so every view builds its text with these instead.
 
-/// Characters Telegram reserves outside entities in MarkdownV2.
-pub const RESERVED: &str = "_*[]()~`>#+-=|{}.!\\";
+/// Characters Telegram reserves outside entities in MarkdownV2 (`\` escapes, and is escaped, everywhere).
+pub const RESERVED: &str = "_*[]()~`>#+-=|{}.!";
 
 /// Escapes every MarkdownV2 reserved character (and `\`) so `s` renders literally.
 #[must_use]
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 4);
     for c in s.chars() {
-        if RESERVED.contains(c) {
+        if c == '\\' || RESERVED.contains(c) {
             out.push('\\');
         }
         out.push(c);
@@ -25,6 +25,19 @@ pub fn escape_code(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     for c in s.chars() {
         if c == '`' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Escapes a link target for the `(...)` part of `[text](url)`: only `)` and `\`.
+#[must_use]
+pub fn escape_url(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    for c in s.chars() {
+        if c == ')' || c == '\\' {
             out.push('\\');
         }
         out.push(c);
@@ -105,6 +118,18 @@ mod tests {
         ];
         for (input, want) in cases {
             assert_eq!(escape_code(input), want, "escape_code({input:?})");
+        }
+    }
+
+    #[test]
+    fn escape_url_table() {
+        let cases = [
+            ("https://ex.com/a_b.c", "https://ex.com/a_b.c"),
+            ("https://ex.com/(x)", "https://ex.com/(x\\)"),
+            ("https://ex.com/a\\b", "https://ex.com/a\\\\b"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(escape_url(input), want, "escape_url({input:?})");
         }
     }
 
