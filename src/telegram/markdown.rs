@@ -68,6 +68,32 @@ pub fn code(s: &str) -> String {
     format!("`{}`", escape_code(s))
 }
 
+/// Cuts raw (unescaped) text to at most `max` UTF-16 units (Telegram's unit), ending with `…` when it
+/// was cut.
+///
+/// The result, ellipsis included, is never longer than `max`. Cut before escaping: escaping only
+/// lengthens, so measure the final message separately.
+#[must_use]
+pub fn truncate(s: &str, max: usize) -> String {
+    if s.len() <= max || s.encode_utf16().count() <= max {
+        return s.to_owned();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        used += c.len_utf16();
+        if used > max - 1 {
+            break;
+        }
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
 /// Cuts raw (unescaped) text to at most `max` characters, ending with `…` when it was cut.
 ///
 /// The result, ellipsis included, is never longer than `max` characters. Cut before escaping:
@@ -143,6 +169,22 @@ mod tests {
         ];
         for (got, want) in cases {
             assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn truncate_counts_utf16_units() {
+        let cases = [
+            ("hello", 5, "hello"),
+            ("hello!", 5, "hell…"),
+            ("🎉🎉🎉", 4, "🎉…"),
+            ("🎉🎉🎉", 3, "🎉…"),
+            ("abc", 1, "…"),
+            ("abc", 0, ""),
+            ("abc", usize::MAX, "abc"),
+        ];
+        for (input, max, want) in cases {
+            assert_eq!(truncate(input, max), want, "truncate({input:?}, {max})");
         }
     }
 
