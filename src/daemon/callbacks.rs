@@ -32,7 +32,8 @@ pub async fn handle(ctx: &Ctx, q: CallbackQuery) {
     };
     tracing::debug!(user, data = %cb.encode(), "tap");
     match cb {
-        Callback::Noop => answer(ctx, &q, None, false).await,
+        // Wired once the daemon's tap handling moves to the actions layer.
+        Callback::Noop | Callback::FullContext { .. } => answer(ctx, &q, None, false).await,
         Callback::Queue { page } => {
             answer(ctx, &q, None, false).await;
             if let Err(e) = ctx.rescan().await {
