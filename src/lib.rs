@@ -5,8 +5,10 @@
 //! - [`queue`]: the files on disk (scan, atomic writes, completion, notify files, watcher).
 //! - front ends: the Telegram daemon, the agent CLI and the MCP server.
 
+pub mod actions;
 pub mod agent;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod daemon;
 pub mod demo;
@@ -15,4 +17,5 @@ pub mod init;
 pub mod mcp;
 pub mod plan;
 pub mod queue;
+pub mod sync;
 pub mod telegram;

@@ -6,7 +6,8 @@ use std::time::{Duration, SystemTime};
 
 use arbiter_zebu::fakebot::{FakeBot, Fault};
 use arbiter_zebu::plan::parse;
-use arbiter_zebu::telegram::callback::plan_ref;
+use arbiter_zebu::telegram::callback::{Callback, fingerprint, plan_ref};
+use arbiter_zebu::telegram::views;
 
 use crate::support::daemon::{OWNER, Running, WAIT};
 use crate::support::{SPEC_EXAMPLE, TempQueue, plan_with};
@@ -202,6 +203,25 @@ async fn huge_files_and_symlinks_out_of_the_queue_are_never_read() {
     assert!(!queue.plain.contains("Plan big"));
     d.queue.drop_plan("ok.md", &plan_with("fine", "s", 1));
     d.wait_message(|m| m.plain.contains("Plan fine")).await;
+    // A forged tap answering the linked plan exactly as its own view would (its id, its first option): if the
+    // daemon had read the plan through the link, this would write into the file outside the queue.
+    let forged = Callback::Answer {
+        plan: plan_ref("abc123"),
+        index: 0,
+        option: 0,
+        seen: fingerprint(&["auth-strategy", "jwt", "JWT tokens (stateless, scalable)"]),
+    };
+    let qid = d.fake.tap_raw(OWNER, queue.message_id, &forged.encode());
+    assert!(d.wait_answered(std::slice::from_ref(&qid), WAIT).await);
+    let alert = d
+        .fake
+        .callback_answers()
+        .into_iter()
+        .find(|(q, ..)| *q == qid);
+    assert_eq!(
+        alert.and_then(|(_, text, _)| text).as_deref(),
+        Some(views::PLAN_GONE_ALERT)
+    );
     assert_eq!(
         std::fs::read_to_string(&secret).unwrap(),
         SPEC_EXAMPLE.replace("API Design Decisions", "TOP SECRET PLAN")
@@ -251,15 +271,17 @@ async fn the_token_never_reaches_the_logs_and_loose_config_permissions_are_warne
     assert!(polled.is_some());
     q.drop_plan("p.md", SPEC_EXAMPLE);
     fake.send_text(OWNER, "/start");
-    fake.wait_until(
-        |f| {
-            f.messages(OWNER)
-                .iter()
-                .any(|m| m.plain.contains("Decision Queue"))
-        },
-        WAIT,
-    )
-    .await;
+    let replied = fake
+        .wait_until(
+            |f| {
+                f.messages(OWNER)
+                    .iter()
+                    .any(|m| m.plain.contains("Decision Queue"))
+            },
+            WAIT,
+        )
+        .await;
+    assert!(replied, "the daemon never answered /start");
     let _ = Command::new("kill")
         .arg("-TERM")
         .arg(child.id().to_string())

@@ -44,9 +44,3 @@ impl AgentError {
         matches!(self, AgentError::Invalid(_))
     }
 }
-
-/// The current time as RFC 3339 UTC with whole seconds, the way plan files carry timestamps.
-#[must_use]
-pub fn now_rfc3339() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-}

@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand};
 use crate::agent::{self, AgentError};
 use crate::queue::Queue;
 
-mod duration;
+use crate::plan::duration;
 mod init;
 mod lint;
 mod list;

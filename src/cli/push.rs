@@ -25,7 +25,7 @@ pub fn run(queue: Option<&Path>, file: &Path, json: bool) -> Result<ExitCode, Ag
         (utf8(bytes, &source)?, source)
     };
     let queue = super::open_queue(queue)?;
-    let pushed = agent::push(&queue, &text, &source, &agent::now_rfc3339())?;
+    let pushed = agent::push(&queue, &text, &source, &crate::clock::now())?;
     if json {
         super::print_json(&pushed)?;
     } else {

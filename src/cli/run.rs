@@ -107,7 +107,10 @@ fn init_logging(dir: &Path, level: tracing::level_filters::LevelFilter) {
                 .open(dir.join("arbiter.log"))
         })
         .ok();
-    let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    // Colour only on a terminal: journald and redirected logs would show the escape codes.
+    let stderr = tracing_subscriber::fmt::layer()
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr);
     let file_layer = file.map(|f| {
         tracing_subscriber::fmt::layer()
             .with_ansi(false)

@@ -32,7 +32,7 @@ pub fn run(
             let p = &loaded.plan;
             eprintln!(
                 "arbiter: timed out: plan `{id}` is not completed after {} ({}, {}/{} answered, {} remaining)",
-                super::duration::format(timeout.unwrap_or_default()),
+                crate::plan::duration::format(timeout.unwrap_or_default()),
                 p.status,
                 p.answered(),
                 p.decisions.len(),

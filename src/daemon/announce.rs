@@ -61,7 +61,7 @@ pub async fn watch_loop(
 
 /// Scans pending/ into the snapshot and reports settled problems; returns the plans never seen before.
 async fn rescan(ctx: &Ctx, notices: &mpsc::UnboundedSender<Notice>) -> Option<Vec<Plan>> {
-    let queue = ctx.queue.clone();
+    let queue = ctx.queue().clone();
     let scan = match tokio::task::spawn_blocking(move || queue.scan_pending()).await {
         Ok(Ok(scan)) => scan,
         Ok(Err(e)) => {
@@ -172,7 +172,7 @@ fn burst_view(plans: &[Plan]) -> views::View {
 }
 
 async fn broadcast(ctx: &Ctx, view: &views::View, silent: bool) {
-    for &user in ctx.allowed.iter() {
+    for user in ctx.actions.access().members() {
         if let Err(e) = ctx
             .api
             .send(ChatId(user as i64), view, silent, Patience::Persistent)

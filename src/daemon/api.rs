@@ -192,12 +192,10 @@ impl Api {
 
     /// Registers the bot's commands in Telegram's menu.
     pub async fn set_commands(&self) -> Result<(), RequestError> {
-        let commands = vec![
-            BotCommand::new("start", "Show the decision queue"),
-            BotCommand::new("queue", "Show the decision queue"),
-            BotCommand::new("help", "How this bot works"),
-            BotCommand::new("cancel", "Leave custom-answer mode"),
-        ];
+        let commands: Vec<BotCommand> = super::messages::COMMANDS
+            .iter()
+            .map(|(name, about, _)| BotCommand::new(*name, *about))
+            .collect();
         retry("setMyCommands", Patience::Persistent, || {
             let req = self.bot.set_my_commands(commands.clone());
             async move { req.await.map(|_| ()) }

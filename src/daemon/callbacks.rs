@@ -1,191 +1,233 @@
-//! Button taps. Each tap's file work happens before the callback query is answered, so a tap Telegram shows as
-//! acknowledged is on disk; then the tapped message is edited in place.
+//! Button taps: callback data → an owner action → a view. What a tap means and who may make it is decided by
+//! the action layer ([`crate::actions`]); this adapter only translates. The action's file work happens before
+//! the callback query is answered, so a tap Telegram shows as acknowledged is on disk; then the tapped message
+//! is edited in place.
 
 use teloxide::types::{CallbackQuery, ChatId, MessageId};
 
-use crate::plan::{Edit, Plan};
-use crate::queue::{Outcome, StoreError};
-use crate::telegram::callback::{Callback, fingerprint};
+use crate::actions::{Action, Actor, Outcome};
+use crate::plan::Plan;
+use crate::telegram::callback::{Callback, PlanRef};
+use crate::telegram::markdown::truncate_chars;
 use crate::telegram::views;
 
-use super::context::{Ctx, now};
+use super::context::Ctx;
 use super::state::CustomMode;
 
 const STALE: &str = "This plan changed since this view was drawn. Nothing was recorded; here is the current version.";
 const INVALID: &str = "This button is no longer valid.";
 
-/// Where the tapped message is, if Telegram still lets us edit it.
-fn origin(q: &CallbackQuery) -> (ChatId, Option<MessageId>) {
-    match q.regular_message() {
-        Some(m) => (m.chat.id, Some(m.id)),
-        None => (ChatId(q.from.id.0 as i64), None),
+/// Which view answers a tap whose action changed nothing.
+#[derive(Debug, Clone, Copy)]
+enum Screen {
+    Plan,
+    /// The first pending decision, else the review.
+    Continue,
+    Review,
+    Decision(usize),
+    /// The force-reply prompt for a custom answer to this decision.
+    CustomPrompt(usize),
+    /// The view after settling this decision (answer, skip) or submitting (0).
+    After(usize),
+}
+
+impl Screen {
+    /// The decision the tap was about, if any (a stale tap redraws it).
+    fn decision(self) -> Option<usize> {
+        match self {
+            Screen::Decision(i) | Screen::CustomPrompt(i) | Screen::After(i) => Some(i),
+            Screen::Plan | Screen::Continue | Screen::Review => None,
+        }
     }
 }
 
-pub async fn handle(ctx: &Ctx, q: CallbackQuery) {
-    let user = q.from.id.0;
-    let (chat, message) = origin(&q);
-    let Some(cb) = q.data.as_deref().and_then(Callback::decode) else {
-        tracing::info!(user, "undecodable callback data");
-        answer(ctx, &q, Some(INVALID), true).await;
-        return;
-    };
-    tracing::debug!(user, data = %cb.encode(), "tap");
-    match cb {
-        // Wired once the daemon's tap handling moves to the actions layer.
-        Callback::Noop | Callback::FullContext { .. } => answer(ctx, &q, None, false).await,
-        Callback::Queue { page } => {
-            answer(ctx, &q, None, false).await;
-            if let Err(e) = ctx.rescan().await {
-                tracing::warn!(error = %e, "rescan failed");
-            }
-            let plans = ctx.plans();
-            let refs: Vec<&Plan> = plans.iter().collect();
-            ctx.show(chat, message, &views::queue(&refs, usize::from(page)))
-                .await;
-        }
-        Callback::Open { ref plan }
-        | Callback::Continue { ref plan }
-        | Callback::Review { ref plan }
-        | Callback::Show { ref plan, .. } => {
-            let Some(loaded) = ctx.resolve(plan).await else {
-                return plan_gone(ctx, &q, chat, message).await;
-            };
-            let p = &loaded.plan;
-            let view = match cb {
-                Callback::Open { .. } => views::plan(p),
-                Callback::Continue { .. } => match p.next_pending(0) {
-                    Some(i) => views::decision(p, i, None),
-                    None => views::review(p, None),
-                },
-                Callback::Review { .. } => views::review(p, None),
-                Callback::Show { index, .. } if usize::from(index) < p.decisions.len() => {
-                    views::decision(p, usize::from(index), None)
-                }
-                _ => views::plan(p),
-            };
-            tokio::join!(answer(ctx, &q, None, false), ctx.show(chat, message, &view));
-        }
+/// What a plan button asks of the action layer, and which view answers it.
+fn translate(cb: Callback) -> Option<(PlanRef, Action, Screen)> {
+    let at = usize::from;
+    Some(match cb {
+        Callback::Open { plan } => (plan, Action::Open, Screen::Plan),
+        Callback::Continue { plan } => (plan, Action::Open, Screen::Continue),
+        Callback::Review { plan } => (plan, Action::Open, Screen::Review),
+        Callback::Show { plan, index } => (plan, Action::Open, Screen::Decision(at(index))),
         Callback::Answer {
             plan,
             index,
             option,
             seen,
         } => {
-            let Some(loaded) = ctx.resolve(&plan).await else {
-                return plan_gone(ctx, &q, chat, message).await;
+            let action = Action::Answer {
+                decision: at(index),
+                option: at(option),
+                seen,
             };
-            let p = &loaded.plan;
-            let target = p.decisions.get(usize::from(index)).and_then(|d| {
-                let o = d.options.get(usize::from(option))?;
-                (fingerprint(&[&d.id, &o.key, &o.label]) == seen).then(|| Edit::Answer {
-                    decision: d.id.clone(),
-                    key: o.key.clone(),
-                    label: o.label.clone(),
-                })
-            });
-            let Some(edit) = target else {
-                return stale(ctx, &q, chat, message, p, usize::from(index)).await;
-            };
-            record(ctx, &q, chat, message, &p.id, edit, usize::from(index)).await;
+            (plan, action, Screen::After(at(index)))
         }
         Callback::Skip { plan, index, seen } => {
-            let Some(loaded) = ctx.resolve(&plan).await else {
-                return plan_gone(ctx, &q, chat, message).await;
+            let action = Action::Skip {
+                decision: at(index),
+                seen,
             };
-            let p = &loaded.plan;
-            let target = p
-                .decisions
-                .get(usize::from(index))
-                .filter(|d| fingerprint(&[&d.id]) == seen);
-            let Some(d) = target else {
-                return stale(ctx, &q, chat, message, p, usize::from(index)).await;
-            };
-            let edit = Edit::Skip {
-                decision: d.id.clone(),
-            };
-            record(ctx, &q, chat, message, &p.id, edit, usize::from(index)).await;
+            (plan, action, Screen::After(at(index)))
         }
         Callback::Custom { plan, index, seen } => {
-            let Some(loaded) = ctx.resolve(&plan).await else {
-                return plan_gone(ctx, &q, chat, message).await;
+            let action = Action::StartCustom {
+                decision: at(index),
+                seen,
             };
-            let p = &loaded.plan;
-            let Some(d) = p
-                .decisions
-                .get(usize::from(index))
-                .filter(|d| fingerprint(&[&d.id]) == seen)
-            else {
-                return stale(ctx, &q, chat, message, p, usize::from(index)).await;
-            };
-            answer(ctx, &q, None, false).await;
-            let prompt = views::custom_prompt(p, usize::from(index));
-            let sent = ctx
-                .api
-                .send(chat, &prompt, false, super::api::Patience::Interactive)
-                .await;
-            let mode = CustomMode {
-                plan_id: p.id.clone(),
-                decision_id: d.id.clone(),
-                prompt: sent.ok().map(|m| m.0),
-            };
-            ctx.state.start_custom(user, mode);
+            (plan, action, Screen::CustomPrompt(at(index)))
         }
-        Callback::Submit { plan } => {
-            let Some(loaded) = ctx.resolve(&plan).await else {
-                return plan_gone(ctx, &q, chat, message).await;
+        Callback::Submit { plan } => (plan, Action::Submit, Screen::After(0)),
+        // Not wired to an action yet: the tap is only acknowledged.
+        Callback::Queue { .. } | Callback::Noop | Callback::FullContext { .. } => return None,
+    })
+}
+
+/// One tap being answered: where it came from, so each response is one call.
+struct Tap<'a> {
+    ctx: &'a Ctx,
+    q: &'a CallbackQuery,
+    actor: Actor,
+    chat: ChatId,
+    message: Option<MessageId>,
+}
+
+pub async fn handle(ctx: &Ctx, q: CallbackQuery) {
+    // Where the tapped message is, if Telegram still lets us edit it.
+    let (chat, message) = match q.regular_message() {
+        Some(m) => (m.chat.id, Some(m.id)),
+        None => (ChatId(q.from.id.0 as i64), None),
+    };
+    let tap = Tap {
+        ctx,
+        q: &q,
+        actor: Actor::User(q.from.id.0),
+        chat,
+        message,
+    };
+    let Some(cb) = q.data.as_deref().and_then(Callback::decode) else {
+        tracing::info!(user = q.from.id.0, "undecodable callback data");
+        return tap.answer(Some(INVALID), true).await;
+    };
+    tracing::debug!(user = q.from.id.0, data = %cb.encode(), "tap");
+    match cb {
+        Callback::Noop | Callback::FullContext { .. } => tap.answer(None, false).await,
+        Callback::Queue { page } => {
+            tap.answer(None, false).await;
+            let view = ctx.queue_view(tap.actor, usize::from(page)).await;
+            tap.show(&view).await;
+        }
+        other => {
+            let Some((plan, action, screen)) = translate(other) else {
+                return;
             };
-            let id = loaded.plan.id.clone();
-            let by = user.to_string();
-            match ctx
-                .blocking(move |queue| queue.edit(&id, &Edit::Submit, Some(&by), &now()))
-                .await
-            {
-                Ok(Outcome::Completed { plan, notify }) => {
-                    tracing::info!(plan = %plan.plan.id, notify = ?notify, "plan submitted");
-                    answer(ctx, &q, Some("📤 Submitted"), false).await;
-                    ctx.show(chat, message, &views::completion(&plan.plan))
-                        .await;
-                    let _ = ctx.rescan().await;
-                }
-                Ok(Outcome::Edited(l)) => {
-                    answer(ctx, &q, None, false).await;
-                    ctx.show(chat, message, &views::review(&l.plan, None)).await;
-                }
-                Err(e) => failed(ctx, &q, chat, message, &loaded.plan, 0, e).await,
-            }
+            let Some(id) = ctx.resolve(&plan).await else {
+                return tap.plan_gone().await;
+            };
+            let outcome = ctx.act(tap.actor, &id, action).await;
+            tap.respond(outcome, screen).await;
         }
     }
 }
 
-/// Applies an answer or a skip, acknowledges the tap, and moves on to the next pending decision or the review.
-async fn record(
-    ctx: &Ctx,
-    q: &CallbackQuery,
-    chat: ChatId,
-    message: Option<MessageId>,
-    plan_id: &str,
-    edit: Edit,
-    index: usize,
-) {
-    let id = plan_id.to_owned();
-    let by = q.from.id.0.to_string();
-    let applied = ctx
-        .blocking(move |queue| queue.edit(&id, &edit, Some(&by), &now()))
-        .await;
-    match applied {
-        Ok(Outcome::Edited(l)) | Ok(Outcome::Completed { plan: l, .. }) => {
-            tracing::info!(plan = %l.plan.id, decision = index, "recorded");
-            // The answer is on disk: acknowledge the tap and redraw at the same time.
-            let view = next_view(&l.plan, index);
-            tokio::join!(answer(ctx, q, None, false), ctx.show(chat, message, &view));
+impl Tap<'_> {
+    /// Turns what the action did into the callback answer and the redrawn message.
+    async fn respond(&self, outcome: Outcome, screen: Screen) {
+        match outcome {
+            Outcome::Current(l) | Outcome::Noted(l) => match screen {
+                Screen::CustomPrompt(index) => self.start_custom(&l.plan, index).await,
+                _ => self.settled(&current_view(&l.plan, screen)).await,
+            },
+            Outcome::Recorded { plan, decision } => {
+                tracing::info!(plan = %plan.plan.id, decision, "recorded");
+                // The answer is on disk: acknowledge the tap and redraw at the same time.
+                self.settled(&next_view(&plan.plan, decision)).await;
+            }
+            Outcome::Submitted { plan, notify } => {
+                tracing::info!(plan = %plan.plan.id, notify = ?notify, "plan submitted");
+                self.answer(Some("📤 Submitted"), false).await;
+                self.show(&views::completion(&plan.plan)).await;
+                let _ = self.ctx.rescan().await;
+            }
+            Outcome::Stale(l) => {
+                tracing::info!(plan = %l.plan.id, decision = ?screen.decision(), "stale view refused");
+                self.answer(Some(STALE), true).await;
+                let view = match screen.decision() {
+                    Some(i) if i < l.plan.decisions.len() => views::decision(&l.plan, i, None),
+                    _ => views::plan(&l.plan),
+                };
+                self.show(&view).await;
+            }
+            Outcome::Gone => self.plan_gone().await,
+            Outcome::Refused(refusal) => {
+                tracing::info!(actor = %self.actor, %refusal, "tap refused");
+                self.answer(Some(&refusal.to_string()), true).await;
+            }
+            Outcome::NotRecorded { plan, error } => {
+                tracing::error!(plan = %plan.plan.id, error = %error, "could not record");
+                let text = truncate_chars(&format!("Nothing recorded: {error}"), 190);
+                self.answer(Some(&text), true).await;
+                self.show(&views::plan(&plan.plan)).await;
+            }
         }
-        Err(e) => {
-            let Some(fresh) = ctx.fresh(plan_id).await else {
-                return plan_gone(ctx, q, chat, message).await;
-            };
-            failed(ctx, q, chat, message, &fresh.plan, index, e).await;
+    }
+
+    /// ✏️ Custom: ask for the text with a force reply; the user's next message answers this decision.
+    async fn start_custom(&self, plan: &Plan, index: usize) {
+        let Some(d) = plan.decisions.get(index) else {
+            return self.settled(&views::plan(plan)).await;
+        };
+        self.answer(None, false).await;
+        let prompt = views::custom_prompt(plan, index);
+        let sent = self
+            .ctx
+            .api
+            .send(self.chat, &prompt, false, super::api::Patience::Interactive)
+            .await;
+        let mode = CustomMode {
+            plan_id: plan.id.clone(),
+            decision_id: d.id.clone(),
+            prompt: sent.ok().map(|m| m.0),
+        };
+        self.ctx.state.start_custom(self.q.from.id.0, mode);
+    }
+
+    async fn plan_gone(&self) {
+        self.answer(Some(views::PLAN_GONE_ALERT), true).await;
+        let view = self.ctx.queue_view(self.actor, 0).await;
+        self.show(&view).await;
+    }
+
+    /// Acknowledges the tap and shows `view` at the same time.
+    async fn settled(&self, view: &views::View) {
+        tokio::join!(self.answer(None, false), self.show(view));
+    }
+
+    async fn show(&self, view: &views::View) {
+        self.ctx.show(self.chat, self.message, view).await;
+    }
+
+    async fn answer(&self, text: Option<&str>, alert: bool) {
+        if let Err(e) = self
+            .ctx
+            .api
+            .answer_callback(&self.q.id.0, text, alert)
+            .await
+        {
+            tracing::warn!(error = %e, "can't answer the callback query");
         }
+    }
+}
+
+/// The view a navigation tap asks for, on the plan as it is now.
+fn current_view(plan: &Plan, screen: Screen) -> views::View {
+    match screen {
+        Screen::Continue => match plan.next_pending(0) {
+            Some(i) => views::decision(plan, i, None),
+            None => views::review(plan, None),
+        },
+        Screen::Review | Screen::After(_) => views::review(plan, None),
+        Screen::Decision(i) if i < plan.decisions.len() => views::decision(plan, i, None),
+        _ => views::plan(plan),
     }
 }
 
@@ -195,66 +237,5 @@ pub fn next_view(plan: &Plan, index: usize) -> views::View {
     match plan.next_pending(index + 1) {
         Some(next) => views::decision(plan, next, confirm.as_deref()),
         None => views::review(plan, confirm.as_deref()),
-    }
-}
-
-async fn failed(
-    ctx: &Ctx,
-    q: &CallbackQuery,
-    chat: ChatId,
-    message: Option<MessageId>,
-    plan: &Plan,
-    index: usize,
-    e: StoreError,
-) {
-    match e {
-        StoreError::NotFound(_) => plan_gone(ctx, q, chat, message).await,
-        StoreError::Edit(ref err) if err.is_stale() => {
-            stale(ctx, q, chat, message, plan, index).await
-        }
-        other => {
-            tracing::error!(plan = %plan.id, error = %other, "could not record");
-            let text = format!("Nothing recorded: {other}");
-            answer(
-                ctx,
-                q,
-                Some(&crate::telegram::markdown::truncate_chars(&text, 190)),
-                true,
-            )
-            .await;
-            ctx.show(chat, message, &views::plan(plan)).await;
-        }
-    }
-}
-
-async fn stale(
-    ctx: &Ctx,
-    q: &CallbackQuery,
-    chat: ChatId,
-    message: Option<MessageId>,
-    plan: &Plan,
-    index: usize,
-) {
-    tracing::info!(plan = %plan.id, decision = index, "stale view refused");
-    answer(ctx, q, Some(STALE), true).await;
-    let view = if index < plan.decisions.len() {
-        views::decision(plan, index, None)
-    } else {
-        views::plan(plan)
-    };
-    ctx.show(chat, message, &view).await;
-}
-
-async fn plan_gone(ctx: &Ctx, q: &CallbackQuery, chat: ChatId, message: Option<MessageId>) {
-    answer(ctx, q, Some(views::PLAN_GONE_ALERT), true).await;
-    let _ = ctx.rescan().await;
-    let plans = ctx.plans();
-    let refs: Vec<&Plan> = plans.iter().collect();
-    ctx.show(chat, message, &views::queue(&refs, 0)).await;
-}
-
-async fn answer(ctx: &Ctx, q: &CallbackQuery, text: Option<&str>, alert: bool) {
-    if let Err(e) = ctx.api.answer_callback(&q.id.0, text, alert).await {
-        tracing::warn!(error = %e, "can't answer the callback query");
     }
 }

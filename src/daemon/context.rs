@@ -1,14 +1,15 @@
-//! Everything a handler needs, and the small steps every handler shares (resolve a plan, show a view).
+//! Everything a handler needs, and the small steps every handler shares (resolve a button's plan, take an
+//! action off the async threads, show a view).
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use teloxide::types::{ChatId, MessageId};
 
+use crate::actions::{Action, Actions, Actor, Outcome};
 use crate::plan::Plan;
-use crate::queue::{Loaded, Queue, StoreError};
+use crate::queue::{Queue, StoreError};
 use crate::telegram::callback::PlanRef;
-use crate::telegram::views::View;
+use crate::telegram::views::{self, View};
 
 use super::api::{Api, Patience};
 use super::state::{Snapshot, State};
@@ -17,88 +18,66 @@ use super::state::{Snapshot, State};
 #[derive(Clone)]
 pub struct Ctx {
     pub api: Api,
-    pub queue: Queue,
+    pub actions: Actions,
     pub state: Arc<State>,
-    pub allowed: Arc<HashSet<u64>>,
-}
-
-/// The current time as the files record it: RFC 3339 UTC, seconds.
-#[must_use]
-pub fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
 impl Ctx {
     #[must_use]
-    pub fn is_allowed(&self, user: u64) -> bool {
-        self.allowed.contains(&user)
+    pub fn queue(&self) -> &Queue {
+        self.actions.queue()
     }
 
     /// Rescans pending/ into the snapshot (file I/O off the async threads).
     pub async fn rescan(&self) -> Result<(), StoreError> {
-        let queue = self.queue.clone();
+        let queue = self.queue().clone();
         let scan = tokio::task::spawn_blocking(move || queue.scan_pending())
             .await
             .map_err(|e| StoreError::Io {
-                path: self.queue.pending_dir(),
+                path: self.queue().pending_dir(),
                 source: std::io::Error::other(e),
             })??;
         self.state.set_snapshot(Snapshot::new(scan.plans));
         Ok(())
     }
 
-    /// The pending plan a button refers to, read fresh from disk (the snapshot only maps the reference to an
-    /// id). `None`: the plan is gone (completed, deleted, or never existed).
-    pub async fn resolve(&self, r: &PlanRef) -> Option<Loaded> {
-        let mut id = self
+    /// The id of the pending plan a button refers to (the snapshot maps references to ids; a plan newer than the
+    /// last scan triggers a rescan). `None`: no such plan is pending.
+    pub async fn resolve(&self, r: &PlanRef) -> Option<String> {
+        let id = self
             .state
             .with_snapshot(|s| s.by_ref(r).map(|l| l.plan.id.clone()));
-        if id.is_none() {
-            // Maybe a plan newer than the last scan.
-            if let Err(e) = self.rescan().await {
-                tracing::warn!(error = %e, "rescan failed");
-            }
-            id = self
-                .state
-                .with_snapshot(|s| s.by_ref(r).map(|l| l.plan.id.clone()));
+        if id.is_some() {
+            return id;
         }
-        let id = id?;
-        self.fresh(&id).await
+        if let Err(e) = self.rescan().await {
+            tracing::warn!(error = %e, "rescan failed");
+        }
+        self.state
+            .with_snapshot(|s| s.by_ref(r).map(|l| l.plan.id.clone()))
     }
 
-    /// The pending plan `id` as it is on disk now.
-    pub async fn fresh(&self, id: &str) -> Option<Loaded> {
-        let queue = self.queue.clone();
-        let id = id.to_owned();
-        let found = tokio::task::spawn_blocking(move || queue.find(&id))
-            .await
-            .ok()?;
-        match found {
-            Ok(l) if l.location == crate::queue::Location::Pending => Some(l),
-            _ => None,
-        }
-    }
-
-    /// Runs a store operation off the async threads.
-    pub async fn blocking<T: Send + 'static>(
-        &self,
-        f: impl FnOnce(&Queue) -> Result<T, StoreError> + Send + 'static,
-    ) -> Result<T, StoreError> {
-        let queue = self.queue.clone();
-        tokio::task::spawn_blocking(move || f(&queue))
+    /// Takes an owner action (file I/O off the async threads).
+    pub async fn act(&self, actor: Actor, plan_id: &str, action: Action) -> Outcome {
+        let actions = self.actions.clone();
+        let id = plan_id.to_owned();
+        tokio::task::spawn_blocking(move || actions.take(actor, &id, &action, &crate::clock::now()))
             .await
             .unwrap_or_else(|e| {
-                Err(StoreError::Io {
-                    path: queue_root_hint(),
-                    source: std::io::Error::other(e),
-                })
+                tracing::error!(error = %e, "action task failed");
+                Outcome::Gone
             })
     }
 
-    /// Pending plans of the last scan.
-    pub fn plans(&self) -> Vec<Plan> {
-        self.state
-            .with_snapshot(|s| s.plans.iter().map(|l| l.plan.clone()).collect())
+    /// The queue view `actor` may see, from a fresh scan.
+    pub async fn queue_view(&self, actor: Actor, page: usize) -> View {
+        if let Err(e) = self.rescan().await {
+            tracing::warn!(error = %e, "rescan failed");
+        }
+        self.state.with_snapshot(|s| {
+            let plans: Vec<&Plan> = self.actions.visible(actor, s.plans.iter().map(|l| &l.plan));
+            views::queue(&plans, page)
+        })
     }
 
     /// Shows a view: edits `message` in place when there is one, else (or if it can't be edited) sends it.
@@ -117,8 +96,4 @@ impl Ctx {
             tracing::error!(error = %e, "can't send a view");
         }
     }
-}
-
-fn queue_root_hint() -> std::path::PathBuf {
-    std::path::PathBuf::from("<queue>")
 }

@@ -2,13 +2,15 @@
 
 use teloxide::types::{ChatId, Message};
 
-use crate::plan::{Edit, Plan};
-use crate::queue::{Outcome, StoreError};
+use crate::actions::{Action, Actor, Outcome};
+use crate::plan::EditError;
+use crate::queue::StoreError;
+use crate::telegram::markdown::escape;
 use crate::telegram::views;
 
 use super::api::Patience;
 use super::callbacks::next_view;
-use super::context::{Ctx, now};
+use super::context::Ctx;
 use super::state::CustomMode;
 
 /// A command the bot understands; `/start@botname` forms included.
@@ -21,6 +23,24 @@ pub enum Command<'a> {
     Unknown(&'a str),
 }
 
+/// Every command the bot understands, with what Telegram's command menu says of it: the parser and
+/// setMyCommands both read this list.
+pub const COMMANDS: [(&str, &str, Word); 4] = [
+    ("start", "Show the decision queue", Word::Start),
+    ("queue", "Show the decision queue", Word::Queue),
+    ("help", "How this bot works", Word::Help),
+    ("cancel", "Leave custom-answer mode", Word::Cancel),
+];
+
+/// A command's word, before its argument is looked at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Word {
+    Start,
+    Queue,
+    Help,
+    Cancel,
+}
+
 #[must_use]
 pub fn parse_command(text: &str) -> Option<Command<'_>> {
     let text = text.trim();
@@ -29,12 +49,13 @@ pub fn parse_command(text: &str) -> Option<Command<'_>> {
         .split_once(char::is_whitespace)
         .map_or((rest, ""), |(w, a)| (w, a.trim()));
     let word = word.split('@').next().unwrap_or(word);
-    Some(match word {
-        "start" => Command::Start((!arg.is_empty()).then_some(arg)),
-        "queue" => Command::Queue,
-        "help" => Command::Help,
-        "cancel" => Command::Cancel,
-        other => Command::Unknown(other),
+    let known = COMMANDS.iter().find(|(name, ..)| *name == word);
+    Some(match known.map(|(.., w)| *w) {
+        Some(Word::Start) => Command::Start((!arg.is_empty()).then_some(arg)),
+        Some(Word::Queue) => Command::Queue,
+        Some(Word::Help) => Command::Help,
+        Some(Word::Cancel) => Command::Cancel,
+        None => Command::Unknown(word),
     })
 }
 
@@ -56,9 +77,9 @@ pub async fn handle(ctx: &Ctx, msg: Message) {
     }
     match parse_command(text) {
         Some(Command::Start(Some(payload))) if payload.starts_with("plan_") => {
-            open_plan(ctx, chat, &payload["plan_".len()..]).await;
+            open_plan(ctx, chat, user, &payload["plan_".len()..]).await;
         }
-        Some(Command::Start(_) | Command::Queue) => show_queue(ctx, chat).await,
+        Some(Command::Start(_) | Command::Queue) => show_queue(ctx, chat, user).await,
         Some(Command::Help) => send(ctx, chat, &views::help()).await,
         Some(Command::Cancel) => {
             let was = ctx.state.take_custom(user);
@@ -78,77 +99,83 @@ pub async fn handle(ctx: &Ctx, msg: Message) {
 }
 
 async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, text: &str) {
-    let edit = Edit::Custom {
-        decision: mode.decision_id.clone(),
+    let action = Action::Custom {
+        decision_id: mode.decision_id.clone(),
         text: text.to_owned(),
     };
-    let id = mode.plan_id.clone();
-    let by = user.to_string();
-    let result = ctx
-        .blocking(move |queue| queue.edit(&id, &edit, Some(&by), &now()))
-        .await;
-    match result {
-        Ok(Outcome::Edited(l) | Outcome::Completed { plan: l, .. }) => {
-            tracing::info!(plan = %l.plan.id, decision = %mode.decision_id, "custom answer recorded");
-            ctx.state.take_custom(user);
+    let outcome = ctx.act(Actor::User(user), &mode.plan_id, action).await;
+    if let Outcome::NotRecorded {
+        error: StoreError::Edit(EditError::EmptyAnswer),
+        ..
+    } = outcome
+    {
+        // Still in custom mode: the next message is another try.
+        let again =
+            views::View::text_only("An answer can't be empty\\. Type it again, or /cancel\\.");
+        return send(ctx, chat, &again).await;
+    }
+    ctx.state.take_custom(user);
+    match outcome {
+        Outcome::Recorded { plan, decision } => {
+            tracing::info!(plan = %plan.plan.id, decision = %mode.decision_id, "custom answer recorded");
             if let Some(p) = mode.prompt {
                 ctx.state.forget_prompt(p);
             }
-            let index = l
-                .plan
-                .decisions
-                .iter()
-                .position(|d| d.id == mode.decision_id)
-                .unwrap_or(0);
-            send(ctx, chat, &next_view(&l.plan, index)).await;
+            send(ctx, chat, &next_view(&plan.plan, decision)).await;
         }
-        Err(StoreError::Edit(crate::plan::EditError::EmptyAnswer)) => {
+        Outcome::Gone => {
+            send(ctx, chat, &views::not_found()).await;
+            show_queue(ctx, chat, user).await;
+        }
+        Outcome::Refused(refusal) => {
+            tracing::info!(user, %refusal, "custom answer refused");
             send(
                 ctx,
                 chat,
-                &views::View::text_only("An answer can't be empty\\. Type it again, or /cancel\\."),
+                &views::View::text_only(&escape(&refusal.to_string())),
             )
             .await;
         }
-        Err(StoreError::NotFound(_)) => {
-            ctx.state.take_custom(user);
-            send(ctx, chat, &views::not_found()).await;
-            show_queue(ctx, chat).await;
-        }
-        Err(e) => {
-            ctx.state.take_custom(user);
-            tracing::warn!(plan = %mode.plan_id, error = %e, "custom answer not recorded");
-            let note = if matches!(&e, StoreError::Edit(err) if err.is_stale()) {
-                "This decision changed since you opened it\\. Nothing was recorded\\."
-            } else {
-                "Nothing was recorded: the plan file could not be edited\\."
-            };
+        Outcome::Stale(plan) => {
+            tracing::info!(plan = %mode.plan_id, "custom answer on a changed decision refused");
+            let note = "This decision changed since you opened it\\. Nothing was recorded\\.";
             send(ctx, chat, &views::View::text_only(note)).await;
-            if let Some(l) = ctx.fresh(&mode.plan_id).await {
-                send(ctx, chat, &views::plan(&l.plan)).await;
-            }
+            send(ctx, chat, &views::plan(&plan.plan)).await;
+        }
+        Outcome::NotRecorded { plan, error } => {
+            tracing::warn!(plan = %mode.plan_id, error = %error, "custom answer not recorded");
+            let note = "Nothing was recorded: the plan file could not be edited\\.";
+            send(ctx, chat, &views::View::text_only(note)).await;
+            send(ctx, chat, &views::plan(&plan.plan)).await;
+        }
+        Outcome::Current(plan) | Outcome::Noted(plan) | Outcome::Submitted { plan, .. } => {
+            send(ctx, chat, &views::plan(&plan.plan)).await;
         }
     }
 }
 
-async fn open_plan(ctx: &Ctx, chat: ChatId, id: &str) {
+async fn open_plan(ctx: &Ctx, chat: ChatId, user: u64, id: &str) {
     let _ = ctx.rescan().await;
-    match ctx.fresh(id).await {
-        Some(l) => send(ctx, chat, &views::plan(&l.plan)).await,
-        None => {
+    match ctx.act(Actor::User(user), id, Action::Open).await {
+        Outcome::Current(l) => send(ctx, chat, &views::plan(&l.plan)).await,
+        Outcome::Refused(refusal) => {
+            send(
+                ctx,
+                chat,
+                &views::View::text_only(&escape(&refusal.to_string())),
+            )
+            .await;
+        }
+        _ => {
             send(ctx, chat, &views::not_found()).await;
-            show_queue(ctx, chat).await;
+            show_queue(ctx, chat, user).await;
         }
     }
 }
 
-pub async fn show_queue(ctx: &Ctx, chat: ChatId) {
-    if let Err(e) = ctx.rescan().await {
-        tracing::warn!(error = %e, "rescan failed");
-    }
-    let plans = ctx.plans();
-    let refs: Vec<&Plan> = plans.iter().collect();
-    send(ctx, chat, &views::queue(&refs, 0)).await;
+pub async fn show_queue(ctx: &Ctx, chat: ChatId, user: u64) {
+    let view = ctx.queue_view(Actor::User(user), 0).await;
+    send(ctx, chat, &view).await;
 }
 
 async fn send(ctx: &Ctx, chat: ChatId, view: &views::View) {

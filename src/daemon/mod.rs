@@ -20,6 +20,7 @@ use teloxide::prelude::*;
 use teloxide::types::{Update, UpdateKind};
 use tokio::sync::mpsc;
 
+use crate::actions::{Access, Actions, Refusal};
 use crate::queue::watcher::{self, Mode};
 use crate::queue::{Queue, StoreError};
 
@@ -111,9 +112,8 @@ pub async fn run(
     }
     let ctx = Ctx {
         api: Api { bot: bot.clone() },
-        queue: queue.clone(),
+        actions: Actions::new(queue, Access::new(settings.allowed_users.iter().copied())),
         state: Arc::new(State::default()),
-        allowed: Arc::new(settings.allowed_users.iter().copied().collect()),
     };
 
     let polling = poll(ctx.clone(), settings.clone(), scan);
@@ -173,7 +173,7 @@ async fn poll(
 
     let (notice_tx, notice_rx) = mpsc::unbounded_channel();
     announce::initial_scan(&ctx, first_scan, &notice_tx);
-    let (watch, signals) = watcher::watch(&[ctx.queue.pending_dir()], settings.watch);
+    let (watch, signals) = watcher::watch(&[ctx.queue().pending_dir()], settings.watch);
     let watching = tokio::spawn(announce::watch_loop(ctx.clone(), signals, notice_tx));
     let announcing = tokio::spawn(announce::announcer(ctx.clone(), notice_rx));
     let _guards = (watch, AbortOnDrop(watching), AbortOnDrop(announcing));
@@ -239,7 +239,7 @@ fn dispatch(
     let Some(user) = update.from().map(|u| u.id.0) else {
         return;
     };
-    if !ctx.is_allowed(user) {
+    if !ctx.actions.access().is_member(user) {
         tracing::info!(user, "update from a user not in allowedUsers ignored");
         refuse(ctx, refused, user, &update);
         return;
@@ -260,19 +260,19 @@ fn dispatch(
 /// Outsiders get a fixed refusal and no plan data: their taps are answered with it, and their first message
 /// gets it once (so they know the bot is private, and can't make it talk in a loop).
 fn refuse(ctx: &Ctx, refused: &mut HashSet<u64>, user: u64, update: &Update) {
-    const REFUSAL: &str = "⛔ This bot is private.";
+    let refusal = Refusal::Outsider.to_string();
     let api = ctx.api.clone();
     match &update.kind {
         UpdateKind::CallbackQuery(q) => {
             let id = q.id.0.clone();
             tokio::spawn(async move {
-                let _ = api.answer_callback(&id, Some(REFUSAL), true).await;
+                let _ = api.answer_callback(&id, Some(&refusal), true).await;
             });
         }
         UpdateKind::Message(m) if refused.len() < 10_000 && refused.insert(user) => {
             let chat = m.chat.id;
             tokio::spawn(async move {
-                let _ = api.bot.send_message(chat, REFUSAL).send().await;
+                let _ = api.bot.send_message(chat, refusal).send().await;
             });
         }
         _ => {}

@@ -61,9 +61,7 @@ pub struct State {
     pub problems: Mutex<HashMap<PathBuf, SeenProblem>>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
+use crate::sync::lock;
 
 impl State {
     pub fn set_snapshot(&self, snapshot: Snapshot) {

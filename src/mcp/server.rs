@@ -94,7 +94,7 @@ impl ArbiterServer {
     async fn arbiter_push(&self, args: JsonObject) -> ToolResult {
         let spec = spec::from_value(serde_json::Value::Object(args))
             .map_err(|e| message(&AgentError::Invalid(e)))?;
-        let pushed = agent::push_spec(&self.queue, &spec, "", &agent::now_rfc3339())
+        let pushed = agent::push_spec(&self.queue, &spec, "", &crate::clock::now())
             .map_err(|e| message(&e))?;
         structured(&pushed)
     }

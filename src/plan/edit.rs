@@ -25,6 +25,21 @@ pub enum Edit {
         decision: String,
     },
     Submit,
+    /// The deadline passed (`on_deadline: submit`): every pending decision gets its `default` (answered) or is
+    /// skipped, then the plan is submitted — in one write.
+    Deadline,
+    /// A reminder was sent: `reminded_at` (frontmatter) is set to now; nothing else changes.
+    Reminded,
+    /// The plan was escalated: `escalated_at` (frontmatter) is set to now; nothing else changes.
+    Escalated,
+}
+
+impl Edit {
+    /// True for the edits that complete the plan.
+    #[must_use]
+    pub fn submits(&self) -> bool {
+        matches!(self, Edit::Submit | Edit::Deadline)
+    }
 }
 
 /// Why an edit was not applied. The display text is what the user reads.
@@ -69,6 +84,9 @@ pub fn apply(
     by: Option<&str>,
     now: &str,
 ) -> Result<String, EditError> {
+    if *edit == Edit::Deadline {
+        return apply_deadline(text, stem, by, now);
+    }
     let plan = parse(text, stem).map_err(EditError::Invalid)?;
     if plan.status == PlanStatus::Completed {
         return Err(EditError::Completed);
@@ -136,26 +154,34 @@ pub fn apply(
                 });
             }
         }
+        Edit::Deadline | Edit::Reminded | Edit::Escalated => {}
     }
 
-    // Counts come from the decisions as they now stand.
-    let after = parse(&file.join(), stem).map_err(EditError::WouldCorrupt)?;
-    let status = match edit {
-        Edit::Submit => PlanStatus::Completed,
-        _ if after.remaining() < after.decisions.len() => PlanStatus::InProgress,
-        _ => after.status,
-    };
     let mut fm = plan.frontmatter_lines.clone();
-    let mut fields = vec![
-        ("status", status.as_str().to_owned()),
-        ("total", after.decisions.len().to_string()),
-        ("answered", after.answered().to_string()),
-        ("remaining", after.remaining().to_string()),
-        ("updated_at", now.to_owned()),
-    ];
-    if *edit == Edit::Submit {
-        fields.push(("completed_at", now.to_owned()));
-    }
+    let fields = match edit {
+        Edit::Reminded => vec![("reminded_at", now.to_owned())],
+        Edit::Escalated => vec![("escalated_at", now.to_owned())],
+        _ => {
+            // Counts come from the decisions as they now stand.
+            let after = parse(&file.join(), stem).map_err(EditError::WouldCorrupt)?;
+            let status = match edit {
+                Edit::Submit => PlanStatus::Completed,
+                _ if after.remaining() < after.decisions.len() => PlanStatus::InProgress,
+                _ => after.status,
+            };
+            let mut fields = vec![
+                ("status", status.as_str().to_owned()),
+                ("total", after.decisions.len().to_string()),
+                ("answered", after.answered().to_string()),
+                ("remaining", after.remaining().to_string()),
+                ("updated_at", now.to_owned()),
+            ];
+            if *edit == Edit::Submit {
+                fields.push(("completed_at", now.to_owned()));
+            }
+            fields
+        }
+    };
     let before = frontmatter::parse(&lines::split(text))
         .map_err(EditError::Invalid)?
         .map;
@@ -169,6 +195,43 @@ pub fn apply(
     verify(&new_text, stem, edit).map_err(EditError::WouldCorrupt)?;
     verify_frontmatter(&before, &new_text, &fields).map_err(EditError::WouldCorrupt)?;
     Ok(new_text)
+}
+
+/// The deadline's edit: defaults or skips for every pending decision, then the submit, applied one after the
+/// other to the text (each checked as any edit is) and returned as one new text, so the file gets one write.
+fn apply_deadline(
+    text: &str,
+    stem: &str,
+    by: Option<&str>,
+    now: &str,
+) -> Result<String, EditError> {
+    let plan = parse(text, stem).map_err(EditError::Invalid)?;
+    if plan.status == PlanStatus::Completed {
+        return Err(EditError::Completed);
+    }
+    let mut text = text.to_owned();
+    for d in plan
+        .decisions
+        .iter()
+        .filter(|d| d.status == DecisionStatus::Pending)
+    {
+        let default = d
+            .default
+            .as_ref()
+            .and_then(|k| d.options.iter().find(|o| &o.key == k));
+        let edit = match default {
+            Some(o) => Edit::Answer {
+                decision: d.id.clone(),
+                key: o.key.clone(),
+                label: o.label.clone(),
+            },
+            None => Edit::Skip {
+                decision: d.id.clone(),
+            },
+        };
+        text = apply(&text, stem, &edit, by, now)?;
+    }
+    apply(&text, stem, &Edit::Submit, by, now)
 }
 
 /// Every frontmatter key the edit does not own reads as before, and the owned ones as written.
@@ -224,7 +287,9 @@ fn verify(text: &str, stem: &str, edit: &Edit) -> Result<(), Diagnostic> {
         Edit::Skip { decision } => plan
             .decision(decision)
             .is_some_and(|d| d.status == DecisionStatus::Skipped),
-        Edit::Submit => plan.status == PlanStatus::Completed,
+        Edit::Submit | Edit::Deadline => plan.status == PlanStatus::Completed,
+        Edit::Reminded => plan.timing.reminded_at.is_some(),
+        Edit::Escalated => plan.timing.escalated_at.is_some(),
     };
     if holds {
         Ok(())

@@ -5,6 +5,7 @@ use std::ops::Range;
 use serde_yaml::{Mapping, Value};
 
 use super::lines;
+use super::timing::{self, Timing};
 use super::{Diagnostic, PlanStatus, Priority};
 
 /// The frontmatter fields the core understands; unknown keys stay in the file untouched.
@@ -21,6 +22,7 @@ pub struct Frontmatter {
     pub created_at: Option<String>,
     pub updated_at: Option<String>,
     pub completed_at: Option<String>,
+    pub timing: Timing,
     /// 0-based line indices of the YAML text.
     pub lines: Range<usize>,
     /// 0-based index of the first body line (after the closing `---`).
@@ -118,6 +120,7 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
     if id.as_deref().is_some_and(|id| id.trim().is_empty()) {
         return Err(Diagnostic::new(key_line("id"), "`id` is empty"));
     }
+    let timing = timing::read(&mapping, text, key_line)?;
     Ok(Frontmatter {
         id,
         title: text("title")?,
@@ -130,6 +133,7 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
         created_at: text("created_at")?,
         updated_at: text("updated_at")?,
         completed_at: text("completed_at")?,
+        timing,
         lines: 1..close,
         body_start: close + 1,
         map: mapping,

@@ -1,20 +1,25 @@
 //! The plan core: parse decision files, diagnose bad ones, and edit them surgically. Pure and synchronous.
 
 mod diagnostic;
+pub mod duration;
 mod edit;
 mod frontmatter;
 pub mod lines;
 mod model;
 mod parse;
 pub mod slug;
+pub mod timing;
 pub mod yaml_value;
 
 pub use diagnostic::Diagnostic;
 pub use edit::{Edit, EditError, apply};
 pub use model::{Decision, DecisionOption, DecisionStatus, Plan, PlanStatus, Priority};
 pub use parse::{parse, parse_bytes};
+pub use timing::{OnDeadline, Timing};
 
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod timing_tests;

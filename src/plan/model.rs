@@ -3,6 +3,8 @@
 use std::fmt;
 use std::ops::Range;
 
+use super::timing::Timing;
+
 /// How urgent a plan is; decides its icon, its sort order and whether its announcement makes a sound.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum Priority {
@@ -147,6 +149,8 @@ pub struct Decision {
     /// Telegram user id of whoever answered (the audit trail).
     pub answered_by: Option<String>,
     pub allow_custom: bool,
+    /// The option key the deadline answers with (`on_deadline: submit`); always one of `options`.
+    pub default: Option<String>,
     /// The `**Context:**` text, as written (Markdown source, without the `**Context:**` marker).
     pub context: String,
     pub options: Vec<DecisionOption>,
@@ -188,6 +192,8 @@ pub struct Plan {
     pub created_at: Option<String>,
     pub updated_at: Option<String>,
     pub completed_at: Option<String>,
+    /// Deadline, reminders and escalation (all optional).
+    pub timing: Timing,
     /// The plan's own context: the body between the `# ` heading and the first decision, trimmed,
     /// without `---` rules.
     pub context: String,

@@ -85,6 +85,7 @@ pub fn parse(text: &str, stem: &str) -> Result<Plan, Diagnostic> {
         created_at: fm.created_at,
         updated_at: fm.updated_at,
         completed_at: fm.completed_at,
+        timing: fm.timing,
         context,
         decisions,
         frontmatter_lines: fm.lines,
@@ -305,6 +306,21 @@ fn parse_decision(all: &[&str], section: Range<usize>, n: usize) -> Result<Decis
         Some(at) => parse_options(all, at + 1..section.end, &id)?,
         None => Vec::new(),
     };
+    let default = field("default");
+    if let Some(key) = &default
+        && !options.iter().any(|o| &o.key == key)
+    {
+        let keys: Vec<&str> = options.iter().map(|o| o.key.as_str()).collect();
+        let reason = if keys.is_empty() {
+            format!("`default: {key}`: this decision has no options to default to")
+        } else {
+            format!(
+                "`default: {key}` is not an option key of this decision: use one of {}",
+                keys.join(", ")
+            )
+        };
+        return Err(Diagnostic::new(field_line("default"), reason));
+    }
 
     Ok(Decision {
         id,
@@ -314,6 +330,7 @@ fn parse_decision(all: &[&str], section: Range<usize>, n: usize) -> Result<Decis
         answered_at: field("answered_at"),
         answered_by: field("answered_by"),
         allow_custom,
+        default,
         context,
         options,
         line,

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use crate::plan::{self, Diagnostic, Edit, EditError, Plan, PlanStatus};
@@ -107,9 +107,7 @@ fn version_of(meta: &fs::Metadata) -> Version {
 /// How many times an edit is re-applied when the file changes under it before giving up.
 const EDIT_ATTEMPTS: usize = 5;
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
+use crate::sync::lock;
 
 impl Queue {
     /// Opens the queue at `root`, creating missing folders. `notifications` off means no notify files.
@@ -184,7 +182,8 @@ impl Queue {
             .ok_or_else(|| StoreError::NotFound(id.to_owned()))
     }
 
-    fn find_pending(&self, id: &str) -> Result<Option<Loaded>, StoreError> {
+    /// Finds a pending plan by id (the index of the last scan first, then a rescan).
+    pub fn find_pending(&self, id: &str) -> Result<Option<Loaded>, StoreError> {
         let known = lock(&self.index).get(id).cloned();
         if let Some(path) = known
             && let Ok(loaded) = load(&path, Location::Pending)
@@ -240,7 +239,7 @@ impl Queue {
             }
             sync_dir(&path).map_err(StoreError::io(&path))?;
             let loaded = load(&path, Location::Pending)?;
-            if *edit == Edit::Submit {
+            if edit.submits() {
                 let (plan, notify) = self.complete(&loaded)?;
                 return Ok(Outcome::Completed { plan, notify });
             }

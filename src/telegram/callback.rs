@@ -10,10 +10,12 @@
 
 use std::fmt;
 
+pub use crate::actions::seen::fingerprint;
+use crate::actions::seen::{FINGERPRINT_LEN, fnv1a64};
+
 /// Telegram's limit on `callback_data`, in bytes.
 pub const MAX_CALLBACK_BYTES: usize = 64;
 const PLAN_REF_LEN: usize = 12;
-const FINGERPRINT_LEN: usize = 6;
 
 /// Short reference to a plan: 12 lowercase hex chars, the first 48 bits of FNV-1a-64 of its id.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -25,34 +27,10 @@ impl fmt::Display for PlanRef {
     }
 }
 
-fn fnv1a64<'a>(chunks: impl IntoIterator<Item = &'a [u8]>) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for chunk in chunks {
-        for &b in chunk {
-            hash ^= u64::from(b);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    hash
-}
-
 /// The [`PlanRef`] of a plan id.
 #[must_use]
 pub fn plan_ref(plan_id: &str) -> PlanRef {
     PlanRef(format!("{:012x}", fnv1a64([plan_id.as_bytes()]) >> 16))
-}
-
-/// 6 hex chars: the first 24 bits of FNV-1a-64 of `parts` joined by `'\0'`.
-#[must_use]
-pub fn fingerprint(parts: &[&str]) -> String {
-    let mut chunks: Vec<&[u8]> = Vec::with_capacity(parts.len() * 2);
-    for (i, part) in parts.iter().enumerate() {
-        if i > 0 {
-            chunks.push(b"\0");
-        }
-        chunks.push(part.as_bytes());
-    }
-    format!("{:06x}", fnv1a64(chunks) >> 40)
 }
 
 /// What an inline button does when tapped.

@@ -1,7 +1,8 @@
 //! The decision view, the after-answer line and the custom-answer prompt.
 
+use crate::actions::seen;
 use crate::plan::{Decision, DecisionStatus, Plan};
-use crate::telegram::callback::{Callback, fingerprint};
+use crate::telegram::callback::Callback;
 use crate::telegram::render::{Block, excerpt, render};
 
 use super::layout::{
@@ -155,7 +156,7 @@ fn keyboard(plan: &Plan, index: usize, d: &Decision, cut: bool) -> Vec<Vec<Butto
                 plan: plan_ref.clone(),
                 index,
                 option: index16(i)?,
-                seen: fingerprint(&[&d.id, &option.key, &option.label]),
+                seen: seen::of_option(d, option),
             };
             let letter = letter(i);
             let text = if chosen == Some(i) {
@@ -168,7 +169,7 @@ fn keyboard(plan: &Plan, index: usize, d: &Decision, cut: bool) -> Vec<Vec<Butto
         .collect();
     keyboard.extend(rows_of(options, 3));
 
-    let seen = fingerprint(&[&d.id]);
+    let seen = seen::of_decision(d);
     let custom = Callback::Custom {
         plan: plan_ref.clone(),
         index,

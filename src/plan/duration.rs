@@ -1,4 +1,4 @@
-//! Durations on the command line: `90`, `30s`, `10m`, `2h`, `1h30m`, `500ms`, `1d`.
+//! Durations as people write them (command line flags, plan keys): `90`, `30s`, `10m`, `2h`, `1h30m`, `500ms`, `1d`.
 
 use std::time::Duration;
 

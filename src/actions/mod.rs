@@ -1,0 +1,244 @@
+//! Owner actions: what a tap, a web form or the deadline timer *means*, and who may do it.
+//!
+//! Every front end changes plans through [`Actions::take`]: an [`Action`] taken by an [`Actor`] on what the actor
+//! saw (positions plus [`seen`] fingerprints), returning an [`Outcome`] with the plan's new state. Front ends
+//! turn their input into actions and outcomes into their own views; none edits a file itself. Permissions are
+//! decided in [`access`], by the actor's user id.
+
+pub mod access;
+pub mod seen;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::plan::{Edit, Plan};
+use crate::queue::{self, Loaded, Queue, StoreError};
+
+pub use access::{Access, Refusal};
+
+/// Who takes an action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Actor {
+    /// A person, by Telegram user id (the dashboard's sessions are bound to one too).
+    User(u64),
+    /// The daemon's deadline timer.
+    Deadline,
+}
+
+impl fmt::Display for Actor {
+    /// What `answered_by` records: the user id, or `deadline`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Actor::User(id) => write!(f, "{id}"),
+            Actor::Deadline => f.write_str("deadline"),
+        }
+    }
+}
+
+/// What the actor asks for. Decisions and options are named by position, with the fingerprint of what the actor
+/// was shown there ([`seen`]): if the file no longer matches, nothing is recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Look at the plan as it is now.
+    Open,
+    /// Pick option `option` of decision `decision`.
+    Answer {
+        decision: usize,
+        option: usize,
+        seen: String,
+    },
+    /// About to type a custom answer for decision `decision`: checks it is still the one shown.
+    StartCustom { decision: usize, seen: String },
+    /// A custom answer typed for the decision with this id (the id was taken when the prompt was shown).
+    Custom { decision_id: String, text: String },
+    /// Skip decision `decision`.
+    Skip { decision: usize, seen: String },
+    /// Submit the plan (every decision answered or skipped).
+    Submit,
+    /// The deadline passed with `on_deadline: submit`: defaults or skips for what is pending, then submit.
+    ApplyDeadline,
+    /// A reminder went out: record when (`reminded_at`).
+    Remind,
+    /// The plan was escalated: record when (`escalated_at`).
+    Escalate,
+}
+
+impl Action {
+    /// True for the actions only the daemon's clock takes.
+    #[must_use]
+    pub fn is_scheduled(&self) -> bool {
+        matches!(
+            self,
+            Action::ApplyDeadline | Action::Remind | Action::Escalate
+        )
+    }
+}
+
+/// What became of an action.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Nothing to change: the plan as it is now (open, start of a custom answer).
+    Current(Loaded),
+    /// The answer or skip is on disk; `decision` is its index in `plan`.
+    Recorded { plan: Loaded, decision: usize },
+    /// The plan is completed: in completed/, with its notify file when notifications are on.
+    Submitted {
+        plan: Loaded,
+        notify: Option<PathBuf>,
+    },
+    /// The daemon's bookkeeping (`reminded_at`, `escalated_at`) is on disk.
+    Noted(Loaded),
+    /// The file changed since the actor's view was drawn: nothing was recorded; the plan as it is now.
+    Stale(Loaded),
+    /// The plan is no longer pending (completed, deleted, or it never existed).
+    Gone,
+    /// The actor may not do this; nothing was read or changed beyond what the check needed.
+    Refused(Refusal),
+    /// A valid request that could not be applied (empty answer, unfinished plan, a write error); the plan as it
+    /// is now.
+    NotRecorded { plan: Loaded, error: StoreError },
+}
+
+/// The one place plans change: the queue, and who may change what.
+#[derive(Debug, Clone)]
+pub struct Actions {
+    queue: Queue,
+    access: Arc<Access>,
+}
+
+impl Actions {
+    #[must_use]
+    pub fn new(queue: Queue, access: Access) -> Actions {
+        Actions {
+            queue,
+            access: Arc::new(access),
+        }
+    }
+
+    #[must_use]
+    pub fn queue(&self) -> &Queue {
+        &self.queue
+    }
+
+    #[must_use]
+    pub fn access(&self) -> &Access {
+        &self.access
+    }
+
+    /// The plans among `plans` that `actor` may see, in the same order.
+    pub fn visible<'a>(
+        &self,
+        actor: Actor,
+        plans: impl IntoIterator<Item = &'a Plan>,
+    ) -> Vec<&'a Plan> {
+        plans
+            .into_iter()
+            .filter(|p| self.access.sees(actor, p))
+            .collect()
+    }
+
+    /// Takes `action` by `actor` on the pending plan `plan_id`, stamping `now` (RFC 3339). Blocking: it reads and
+    /// writes files (front ends on async threads call it through `spawn_blocking`).
+    pub fn take(&self, actor: Actor, plan_id: &str, action: &Action, now: &str) -> Outcome {
+        if let Actor::User(user) = actor
+            && !self.access.is_member(user)
+        {
+            return Outcome::Refused(Refusal::Outsider);
+        }
+        let Some(loaded) = self.pending(plan_id) else {
+            return Outcome::Gone;
+        };
+        if let Err(refusal) = self.access.check(actor, &loaded.plan, action) {
+            return Outcome::Refused(refusal);
+        }
+        let plan = &loaded.plan;
+        let edit = match action {
+            Action::Open => return Outcome::Current(loaded),
+            Action::StartCustom { decision, seen } => {
+                return match plan.decisions.get(*decision) {
+                    Some(d) if seen::of_decision(d) == *seen => Outcome::Current(loaded),
+                    _ => Outcome::Stale(loaded),
+                };
+            }
+            Action::Answer {
+                decision,
+                option,
+                seen,
+            } => {
+                let target = plan.decisions.get(*decision).and_then(|d| {
+                    let o = d.options.get(*option)?;
+                    (seen::of_option(d, o) == *seen).then(|| Edit::Answer {
+                        decision: d.id.clone(),
+                        key: o.key.clone(),
+                        label: o.label.clone(),
+                    })
+                });
+                match target {
+                    Some(edit) => edit,
+                    None => return Outcome::Stale(loaded),
+                }
+            }
+            Action::Skip { decision, seen } => match plan.decisions.get(*decision) {
+                Some(d) if seen::of_decision(d) == *seen => Edit::Skip {
+                    decision: d.id.clone(),
+                },
+                _ => return Outcome::Stale(loaded),
+            },
+            Action::Custom { decision_id, text } => Edit::Custom {
+                decision: decision_id.clone(),
+                text: text.clone(),
+            },
+            Action::Submit => Edit::Submit,
+            Action::ApplyDeadline => Edit::Deadline,
+            Action::Remind => Edit::Reminded,
+            Action::Escalate => Edit::Escalated,
+        };
+        self.apply(actor, plan_id, action, &edit, now)
+    }
+
+    /// Writes `edit` (re-read from disk, under the plan's lock) and says what became of it.
+    fn apply(
+        &self,
+        actor: Actor,
+        plan_id: &str,
+        action: &Action,
+        edit: &Edit,
+        now: &str,
+    ) -> Outcome {
+        let by = actor.to_string();
+        match self.queue.edit(plan_id, edit, Some(&by), now) {
+            Ok(queue::Outcome::Completed { plan, notify }) => Outcome::Submitted { plan, notify },
+            Ok(queue::Outcome::Edited(plan)) => {
+                let decision = match action {
+                    Action::Answer { decision, .. } | Action::Skip { decision, .. } => *decision,
+                    Action::Custom { decision_id, .. } => plan
+                        .plan
+                        .decisions
+                        .iter()
+                        .position(|d| d.id == *decision_id)
+                        .unwrap_or(0),
+                    Action::Remind | Action::Escalate => return Outcome::Noted(plan),
+                    _ => return Outcome::Current(plan),
+                };
+                Outcome::Recorded { plan, decision }
+            }
+            Err(StoreError::NotFound(_)) => Outcome::Gone,
+            Err(error) => match self.pending(plan_id) {
+                None => Outcome::Gone,
+                Some(plan) if matches!(&error, StoreError::Edit(e) if e.is_stale()) => {
+                    Outcome::Stale(plan)
+                }
+                Some(plan) => Outcome::NotRecorded { plan, error },
+            },
+        }
+    }
+
+    /// The pending plan `id` as it is on disk now.
+    fn pending(&self, id: &str) -> Option<Loaded> {
+        self.queue.find_pending(id).ok().flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,46 @@
+//! "What the actor saw": short fingerprints of a decision or an option as a view showed them. Every front end
+//! carries one with each answer (callback data, web forms), so an action on a view the agent has since
+//! changed records nothing.
+
+use crate::plan::{Decision, DecisionOption};
+
+/// FNV-1a 64 over `chunks`: a small, stable, dependency-free hash (not a secret; it only detects change).
+#[must_use]
+pub fn fnv1a64<'a>(chunks: impl IntoIterator<Item = &'a [u8]>) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for chunk in chunks {
+        for &b in chunk {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    hash
+}
+
+/// Length of a fingerprint in hex characters.
+pub const FINGERPRINT_LEN: usize = 6;
+
+/// 6 hex chars: the first 24 bits of FNV-1a-64 of `parts` joined by `'\0'`.
+#[must_use]
+pub fn fingerprint(parts: &[&str]) -> String {
+    let mut chunks: Vec<&[u8]> = Vec::with_capacity(parts.len() * 2);
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            chunks.push(b"\0");
+        }
+        chunks.push(part.as_bytes());
+    }
+    format!("{:06x}", fnv1a64(chunks) >> 40)
+}
+
+/// What a view showed of a decision (its id): for custom answers, skips and other whole-decision actions.
+#[must_use]
+pub fn of_decision(d: &Decision) -> String {
+    fingerprint(&[&d.id])
+}
+
+/// What a view showed of an option (decision id, option key and label): for answers.
+#[must_use]
+pub fn of_option(d: &Decision, o: &DecisionOption) -> String {
+    fingerprint(&[&d.id, &o.key, &o.label])
+}

@@ -1,0 +1,288 @@
+//! The action layer on a temp queue: what is checked is the file on disk and the outcome.
+
+use std::fs;
+use std::path::PathBuf;
+
+use super::*;
+use crate::plan::EditError;
+
+const NOW: &str = "2026-02-01T10:00:00Z";
+const OWNER: u64 = 93533553;
+const OUTSIDER: u64 = 666;
+const PLAN: &str = "---\nid: p1\ntitle: Two things\n---\n# Two things\n\n## Decision 1: Database\n\n\
+**Options:**\n- `pg` — PostgreSQL\n- `sqlite` — SQLite\n\n## Decision 2: Cache\n\n**Options:**\n\
+- `redis` — Redis\n- `none` — No cache\n";
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    actions: Actions,
+    file: PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let queue = Queue::open(dir.path(), true).unwrap();
+    let file = queue.add_pending("p1.md", PLAN).unwrap();
+    Fixture {
+        actions: Actions::new(queue, Access::new([OWNER])),
+        _dir: dir,
+        file,
+    }
+}
+
+impl Fixture {
+    fn take(&self, actor: Actor, action: Action) -> Outcome {
+        self.actions.take(actor, "p1", &action, NOW)
+    }
+    fn text(&self) -> String {
+        fs::read_to_string(&self.file).unwrap()
+    }
+    fn plan(&self) -> Plan {
+        crate::plan::parse(&self.text(), "p1").unwrap()
+    }
+    /// An answer as a view would have offered it: position plus fingerprint of what was shown.
+    fn answer(&self, decision: usize, option: usize) -> Action {
+        let plan = self.plan();
+        let d = &plan.decisions[decision];
+        Action::Answer {
+            decision,
+            option,
+            seen: seen::of_option(d, &d.options[option]),
+        }
+    }
+    fn skip(&self, decision: usize) -> Action {
+        Action::Skip {
+            decision,
+            seen: seen::of_decision(&self.plan().decisions[decision]),
+        }
+    }
+}
+
+#[test]
+fn an_answer_is_written_with_who_and_when() {
+    let f = fixture();
+    let outcome = f.take(Actor::User(OWNER), f.answer(0, 1));
+    let Outcome::Recorded { plan, decision } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(decision, 0);
+    assert_eq!(plan.plan.decisions[0].answer.as_deref(), Some("sqlite"));
+    let text = f.text();
+    assert!(text.contains("answer: sqlite\n"), "{text}");
+    assert!(text.contains("answered_by: 93533553\n"), "{text}");
+    assert!(text.contains(&format!("answered_at: {NOW}\n")), "{text}");
+}
+
+#[test]
+fn an_outsider_changes_nothing_and_learns_nothing() {
+    let f = fixture();
+    let before = f.text();
+    let forged = f.answer(0, 0);
+    for action in [Action::Open, forged, f.skip(1), Action::Submit] {
+        let outcome = f.take(Actor::User(OUTSIDER), action);
+        assert!(
+            matches!(outcome, Outcome::Refused(Refusal::Outsider)),
+            "{outcome:?}"
+        );
+    }
+    let custom = Action::Custom {
+        decision_id: "database".into(),
+        text: "mine".into(),
+    };
+    assert!(matches!(
+        f.take(Actor::User(OUTSIDER), custom),
+        Outcome::Refused(Refusal::Outsider)
+    ));
+    assert_eq!(f.text(), before);
+}
+
+#[test]
+fn a_forged_or_stale_fingerprint_records_nothing() {
+    let f = fixture();
+    let before = f.text();
+    let forged = [
+        Action::Answer {
+            decision: 0,
+            option: 0,
+            seen: "000000".into(),
+        },
+        // The fingerprint of option 0 sent with option 1: a view never draws that.
+        Action::Answer {
+            decision: 0,
+            option: 1,
+            seen: seen::of_option(&f.plan().decisions[0], &f.plan().decisions[0].options[0]),
+        },
+        Action::Answer {
+            decision: 7,
+            option: 0,
+            seen: "abcdef".into(),
+        },
+        Action::Skip {
+            decision: 1,
+            seen: seen::of_decision(&f.plan().decisions[0]),
+        },
+        Action::StartCustom {
+            decision: 0,
+            seen: "ffffff".into(),
+        },
+    ];
+    for action in forged {
+        let outcome = f.take(Actor::User(OWNER), action);
+        assert!(matches!(outcome, Outcome::Stale(_)), "{outcome:?}");
+    }
+    assert_eq!(f.text(), before);
+}
+
+#[test]
+fn an_option_the_agent_relabelled_is_refused() {
+    let f = fixture();
+    let tap = f.answer(0, 1);
+    fs::write(&f.file, PLAN.replace("SQLite", "SQLite (dropped)")).unwrap();
+    let before = f.text();
+    let outcome = f.take(Actor::User(OWNER), tap);
+    assert!(matches!(outcome, Outcome::Stale(_)), "{outcome:?}");
+    assert_eq!(f.text(), before);
+}
+
+#[test]
+fn a_missing_plan_is_gone() {
+    let f = fixture();
+    let outcome = f
+        .actions
+        .take(Actor::User(OWNER), "nope", &Action::Open, NOW);
+    assert!(matches!(outcome, Outcome::Gone), "{outcome:?}");
+}
+
+#[test]
+fn submit_needs_every_decision_settled_then_completes() {
+    let f = fixture();
+    let outcome = f.take(Actor::User(OWNER), Action::Submit);
+    let Outcome::NotRecorded { error, .. } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(matches!(
+        error,
+        StoreError::Edit(EditError::NotFinished { remaining: 2 })
+    ));
+    f.take(Actor::User(OWNER), f.answer(0, 0));
+    f.take(Actor::User(OWNER), f.skip(1));
+    let Outcome::Submitted { plan, notify } = f.take(Actor::User(OWNER), Action::Submit) else {
+        panic!("not submitted");
+    };
+    assert!(!f.file.exists());
+    assert!(plan.path.ends_with("completed/p1.md"));
+    let notify = fs::read_to_string(notify.unwrap()).unwrap();
+    assert!(notify.contains("database: pg"), "{notify}");
+    // A tap on an old view of it now finds nothing to change.
+    let outcome = f.take(Actor::User(OWNER), Action::Open);
+    assert!(matches!(outcome, Outcome::Gone), "{outcome:?}");
+}
+
+#[test]
+fn custom_answers_by_decision_id_and_empty_ones_are_refused() {
+    let f = fixture();
+    let empty = Action::Custom {
+        decision_id: "cache".into(),
+        text: "  ".into(),
+    };
+    let outcome = f.take(Actor::User(OWNER), empty);
+    assert!(
+        matches!(
+            outcome,
+            Outcome::NotRecorded {
+                error: StoreError::Edit(EditError::EmptyAnswer),
+                ..
+            }
+        ),
+        "{outcome:?}"
+    );
+    let custom = Action::Custom {
+        decision_id: "cache".into(),
+        text: "memcached".into(),
+    };
+    let Outcome::Recorded { decision, plan } = f.take(Actor::User(OWNER), custom) else {
+        panic!("not recorded");
+    };
+    assert_eq!(decision, 1);
+    assert_eq!(plan.plan.decisions[1].answer.as_deref(), Some("memcached"));
+}
+
+#[test]
+fn the_deadline_answers_defaults_skips_the_rest_and_submits_in_one_write() {
+    let f = fixture();
+    fs::write(
+        &f.file,
+        PLAN.replace(
+            "**Options:**\n- `pg`",
+            "default: sqlite\n\n**Options:**\n- `pg`",
+        ),
+    )
+    .unwrap();
+    f.take(Actor::User(OWNER), f.answer(1, 0));
+    let Outcome::Submitted { plan, .. } = f.take(Actor::Deadline, Action::ApplyDeadline) else {
+        panic!("not submitted");
+    };
+    let text = fs::read_to_string(&plan.path).unwrap();
+    let d = &plan.plan.decisions;
+    assert_eq!(d[0].answer.as_deref(), Some("sqlite"));
+    assert_eq!(d[0].answered_by.as_deref(), Some("deadline"));
+    // What the owner answered before the deadline stays theirs.
+    assert_eq!(d[1].answer.as_deref(), Some("redis"));
+    assert_eq!(d[1].answered_by.as_deref(), Some("93533553"));
+    assert!(text.contains("status: completed"), "{text}");
+    // Once submitted, a second deadline (or a tap) finds nothing.
+    assert!(matches!(
+        f.take(Actor::Deadline, Action::ApplyDeadline),
+        Outcome::Gone
+    ));
+}
+
+#[test]
+fn without_a_default_the_deadline_skips() {
+    let f = fixture();
+    let Outcome::Submitted { plan, .. } = f.take(Actor::Deadline, Action::ApplyDeadline) else {
+        panic!("not submitted");
+    };
+    let text = fs::read_to_string(&plan.path).unwrap();
+    assert_eq!(text.matches("status: skipped").count(), 2, "{text}");
+    assert_eq!(text.matches("answered_by: deadline").count(), 2, "{text}");
+}
+
+#[test]
+fn the_clock_and_people_each_do_only_their_own_actions() {
+    let f = fixture();
+    let before = f.text();
+    for action in [Action::ApplyDeadline, Action::Remind, Action::Escalate] {
+        let outcome = f.take(Actor::User(OWNER), action);
+        assert!(
+            matches!(outcome, Outcome::Refused(Refusal::ClockOnly)),
+            "{outcome:?}"
+        );
+    }
+    for action in [f.answer(0, 0), f.skip(0), Action::Submit] {
+        let outcome = f.take(Actor::Deadline, action);
+        assert!(
+            matches!(outcome, Outcome::Refused(Refusal::ClockOnly)),
+            "{outcome:?}"
+        );
+    }
+    assert_eq!(f.text(), before);
+    let Outcome::Noted(plan) = f.take(Actor::Deadline, Action::Remind) else {
+        panic!("reminder not noted");
+    };
+    assert!(plan.plan.timing.reminded_at.is_some());
+    let text = f.text();
+    assert_eq!(
+        text.replace(&format!("reminded_at: {NOW}\n"), ""),
+        before,
+        "only reminded_at is added"
+    );
+}
+
+#[test]
+fn the_queue_shows_members_their_plans_and_outsiders_nothing() {
+    let f = fixture();
+    let plan = f.plan();
+    assert_eq!(f.actions.visible(Actor::User(OWNER), [&plan]).len(), 1);
+    assert!(f.actions.visible(Actor::User(OUTSIDER), [&plan]).is_empty());
+}

@@ -1,0 +1,174 @@
+//! Deadlines, reminders and escalation: the optional time keys of a plan's frontmatter, read into absolute times.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde_yaml::{Mapping, Value};
+
+use super::{Diagnostic, duration};
+
+/// What happens at the deadline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnDeadline {
+    /// Nothing is answered; the plan stays pending and is shown overdue.
+    #[default]
+    Wait,
+    /// Pending decisions get their `default` (or are skipped) and the plan is submitted.
+    Submit,
+}
+
+impl OnDeadline {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnDeadline::Wait => "wait",
+            OnDeadline::Submit => "submit",
+        }
+    }
+}
+
+/// A plan's time keys. A plan without them has `Timing::default()` and behaves as it always did.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Timing {
+    /// When the answers are due (a duration in the file is counted from `created_at`).
+    pub deadline: Option<DateTime<Utc>>,
+    pub on_deadline: OnDeadline,
+    /// While pending, remind the approvers this often.
+    pub remind_every: Option<Duration>,
+    /// When to escalate to `escalate_to` if still pending.
+    pub escalate_after: Option<DateTime<Utc>>,
+    /// Who gets the plan at `escalate_after`, as written: names from the config's `people`, or user ids.
+    pub escalate_to: Vec<String>,
+    /// Owned by the daemon: the last reminder sent.
+    pub reminded_at: Option<DateTime<Utc>>,
+    /// Owned by the daemon: when the plan was escalated.
+    pub escalated_at: Option<DateTime<Utc>>,
+}
+
+impl Timing {
+    /// True when the deadline has passed at `now`.
+    #[must_use]
+    pub fn overdue(&self, now: DateTime<Utc>) -> bool {
+        self.deadline.is_some_and(|d| now >= d)
+    }
+}
+
+/// Reads an RFC 3339 time (any offset, kept as UTC).
+#[must_use]
+pub fn parse_time(s: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s.trim())
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+/// Reads the time keys of a frontmatter mapping. `text(key)` reads a scalar key as text, `line_of(key)` is a
+/// key's 1-based line for diagnoses.
+pub fn read(
+    map: &Mapping,
+    text: impl Fn(&str) -> Result<Option<String>, Diagnostic>,
+    line_of: impl Fn(&str) -> usize,
+) -> Result<Timing, Diagnostic> {
+    let bad = |key: &str, reason: String| Diagnostic::new(line_of(key), reason);
+    let created_at = text("created_at")?;
+    let created = created_at.as_deref().and_then(parse_time);
+    let when = |key: &str| -> Result<Option<DateTime<Utc>>, Diagnostic> {
+        let Some(v) = text(key)? else {
+            return Ok(None);
+        };
+        if let Some(t) = parse_time(&v) {
+            return Ok(Some(t));
+        }
+        let span = duration::parse(&v).map_err(|_| {
+            bad(
+                key,
+                format!(
+                    "`{key}: {v}` is neither an RFC 3339 time (2026-02-01T18:00:00Z) nor a duration (45s, 90m, 4h, 2d, 1h30m)"
+                ),
+            )
+        })?;
+        let Some(created) = created else {
+            return Err(bad(
+                key,
+                format!(
+                    "`{key}: {v}` counts from `created_at`, which this plan lacks or does not give as an RFC 3339 time: \
+                     add it, or give `{key}` as a time"
+                ),
+            ));
+        };
+        let span = chrono::Duration::from_std(span)
+            .map_err(|_| bad(key, format!("`{key}: {v}` is too far away")))?;
+        created
+            .checked_add_signed(span)
+            .map(Some)
+            .ok_or_else(|| bad(key, format!("`{key}: {v}` is too far away")))
+    };
+    let stamp = |key: &str| -> Result<Option<DateTime<Utc>>, Diagnostic> {
+        match text(key)? {
+            None => Ok(None),
+            Some(v) => parse_time(&v).map(Some).ok_or_else(|| {
+                bad(
+                    key,
+                    format!("`{key}: {v}` is not an RFC 3339 time (2026-02-01T18:00:00Z)"),
+                )
+            }),
+        }
+    };
+    let on_deadline = match text("on_deadline")?.as_deref() {
+        None | Some("wait") => OnDeadline::Wait,
+        Some("submit") => OnDeadline::Submit,
+        Some(other) => {
+            return Err(bad(
+                "on_deadline",
+                format!("unknown `on_deadline: {other}`: use wait or submit"),
+            ));
+        }
+    };
+    let remind_every = match text("remind_every")? {
+        None => None,
+        Some(v) => match duration::parse(&v) {
+            Ok(d) if d >= Duration::from_secs(1) => Some(d),
+            _ => {
+                return Err(bad(
+                    "remind_every",
+                    format!(
+                        "`remind_every: {v}` is not a duration of at least a second (45s, 90m, 4h, 2d, 1h30m)"
+                    ),
+                ));
+            }
+        },
+    };
+    let escalate_to =
+        people(map.get("escalate_to")).map_err(|reason| bad("escalate_to", reason))?;
+    let escalate_after = when("escalate_after")?;
+    if escalate_after.is_some() && escalate_to.is_empty() {
+        return Err(bad(
+            "escalate_after",
+            "`escalate_after` needs `escalate_to`: the people (names or user ids) who get the plan then".to_owned(),
+        ));
+    }
+    Ok(Timing {
+        deadline: when("deadline")?,
+        on_deadline,
+        remind_every,
+        escalate_after,
+        escalate_to,
+        reminded_at: stamp("reminded_at")?,
+        escalated_at: stamp("escalated_at")?,
+    })
+}
+
+/// A list of people: names or user ids, one value or a list of them.
+fn people(value: Option<&Value>) -> Result<Vec<String>, String> {
+    let one = |v: &Value| {
+        match v {
+        Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_owned()),
+        Value::Number(n) if n.as_u64().is_some() => Ok(n.to_string()),
+        _ => Err("`escalate_to` must list people: names from the config's `people`, or Telegram user ids".to_owned()),
+    }
+    };
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Sequence(items)) => items.iter().map(one).collect(),
+        Some(v) => one(v).map(|p| vec![p]),
+    }
+}
