@@ -94,23 +94,6 @@ pub fn truncate(s: &str, max: usize) -> String {
     out
 }
 
-/// Cuts raw (unescaped) text to at most `max` characters, ending with `…` when it was cut.
-///
-/// The result, ellipsis included, is never longer than `max` characters. Cut before escaping:
-/// escaping only lengthens, so measure the final message separately.
-#[must_use]
-pub fn truncate_chars(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_owned();
-    }
-    if max == 0 {
-        return String::new();
-    }
-    let mut out: String = s.chars().take(max - 1).collect();
-    out.push('…');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,27 +168,6 @@ mod tests {
         ];
         for (input, max, want) in cases {
             assert_eq!(truncate(input, max), want, "truncate({input:?}, {max})");
-        }
-    }
-
-    #[test]
-    fn truncate_table() {
-        let cases = [
-            ("hello", 10, "hello"),
-            ("hello", 5, "hello"),
-            ("hello!", 5, "hell…"),
-            ("héllo wörld", 4, "hél…"),
-            ("🎉🎉🎉", 2, "🎉…"),
-            ("abc", 1, "…"),
-            ("abc", 0, ""),
-            ("", 0, ""),
-        ];
-        for (input, max, want) in cases {
-            assert_eq!(
-                truncate_chars(input, max),
-                want,
-                "truncate_chars({input:?}, {max})"
-            );
         }
     }
 }

@@ -90,6 +90,8 @@ fn hostile_plans_stay_within_limits() {
         assert_answer_buttons(&plan, &decision(&plan, i, None), i);
     }
     assert_within_limits(&problem(&nasty(5, 300), &nasty(6, 10_000)));
+    let caption = parse_markdown_v2(&file_caption(&plan)).unwrap();
+    assert!(telegram_length(&caption) <= 1024, "{caption}");
 }
 
 #[test]

@@ -34,7 +34,7 @@ pub use announce::{announcement, announcement_burst, startup_summary};
 pub use decision::{after_answer, custom_prompt, decision};
 pub use layout::{MAX_BUTTON_TEXT, MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_TEXT};
 pub use notice::{PLAN_GONE_ALERT, help, not_found, problem};
-pub use plan_view::plan;
+pub use plan_view::{file_caption, plan};
 pub use queue::{QUEUE_PAGE_SIZE, queue};
 pub use review::{completion, review};
 

@@ -14,6 +14,8 @@ use super::{Button, View, full_context};
 /// `… 📄 Full context` line included) in the plan view, as the spec says.
 const PLAN_CONTEXT: usize = 300;
 const BAR_CELLS: usize = 10;
+/// Longest title in a file caption (Telegram allows 1024 characters).
+const FILE_CAPTION_TITLE: usize = 200;
 
 /// `📄 *Title*`, `🟡 normal │ ▓▓▓░░░░░░░ 1/3`, tag and agent, the context (rendered Markdown,
 /// ≤ 300 characters, cut with `… 📄 Full context`); buttons `⬜ 1. Title` / `✅` answered / `⏭️`
@@ -94,6 +96,15 @@ fn plan_text(plan: &Plan, listed: usize, context: &[Block], caps: Caps) -> Draft
         text,
         cut: context.cut,
     }
+}
+
+/// The caption of the plan's file sent by `📄 Full context`: `📄 Full context of *Title*`.
+#[must_use]
+pub fn file_caption(plan: &Plan) -> String {
+    format!(
+        "📄 Full context of *{}*",
+        line(&plan.title, FILE_CAPTION_TITLE)
+    )
 }
 
 /// Ten cells, `▓` for each tenth settled (rounded down, so the bar is full only when all are).

@@ -190,6 +190,7 @@ fn a_broken_confirm_header_is_dropped() {
 fn markdown_contexts() {
     let plan = rich_plan();
     snap("rich_plan", &super::plan(&plan));
+    assert_eq!(file_caption(&plan), "📄 Full context of *Cache rollout*");
     snap("rich_decision_1", &decision(&plan, 0, None));
     snap("rich_decision_2", &decision(&plan, 1, None));
     let mut long = plan.clone();
