@@ -13,6 +13,8 @@ use crate::queue::watcher::Mode;
 
 /// The spec's example plan.
 pub const EXAMPLE_PLAN: &str = include_str!("../tests/fixtures/spec-example.md");
+/// A plan whose context uses the Markdown agents write (bold, code, links, a table, a diff, a quote, a list).
+const RICH_PLAN: &str = include_str!("../tests/fixtures/rich-context.md");
 const OWNER: i64 = 93533553;
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -115,6 +117,48 @@ impl Owner<'_> {
     }
 }
 
+/// A second plan whose context is Markdown: shown as Telegram formatting, its excerpt cut, and the whole file
+/// sent as a document on 📄 Full context.
+async fn rich_context(o: &mut Owner<'_>, queue: &Queue) -> Result<(), DemoError> {
+    o.say("\nAnother agent drops a plan whose context is Markdown (bold, code, a link, a table, a diff…).");
+    queue
+        .add_pending("swe2-cache-rollout.md", RICH_PLAN)
+        .map_err(|e| DemoError::Step(e.to_string()))?;
+    let announced = o
+        .wait("the announcement", |m| m.plain.contains("Cache rollout"))
+        .await?;
+    o.show("announcement", &announced);
+    let id = announced.message_id;
+    o.tap(id, "📂 Open").await?;
+    let plan = o
+        .expect(id, "plan view (Markdown rendered)", |t| {
+            t.contains("📄 Cache rollout")
+        })
+        .await?;
+    o.say(&format!("  ┆ formatting: {}", formatting(&plan)));
+    o.tap(id, "📄 Full context").await?;
+    let file = o.wait("the plan file", |m| m.document.is_some()).await?;
+    o.show("document", &file);
+    Ok(())
+}
+
+/// The entities of a message as `bold "text"`, for the transcript.
+fn formatting(m: &SentMessage) -> String {
+    let units: Vec<u16> = m.plain.encode_utf16().collect();
+    let shown: Vec<String> = m
+        .entities
+        .iter()
+        .map(|e| {
+            let end = (e.offset + e.length).min(units.len());
+            let text = String::from_utf16_lossy(&units[e.offset.min(end)..end]);
+            let first = text.lines().next().unwrap_or_default();
+            let more = if text.contains('\n') { "…" } else { "" };
+            format!("{} \"{first}{more}\"", e.kind.api_name())
+        })
+        .collect();
+    shown.join(" · ")
+}
+
 async fn script(out: &mut dyn Write) -> Result<(), DemoError> {
     let home = tempfile::tempdir().map_err(|e| DemoError::Setup(e.to_string()))?;
     let queue_dir = home.path().join("queue");
@@ -197,6 +241,8 @@ async fn script(out: &mut dyn Write) -> Result<(), DemoError> {
     o.expect(review.message_id, "completion", |t| t.contains("Summary"))
         .await?;
 
+    rich_context(&mut o, &queue).await?;
+
     let _ = stop_tx.send(());
     let stopped = tokio::time::timeout(WAIT, daemon).await;
     if !matches!(stopped, Ok(Ok(Ok(())))) {
@@ -244,6 +290,7 @@ async fn script(out: &mut dyn Write) -> Result<(), DemoError> {
             o.say(&format!("  │ {l}"));
         }
     }
-    o.say("\nDone: every answer is in the file, the plan is in completed/, and the agent has its notification.");
+    o.say("\nDone: every answer is in the file, the plan is in completed/, and the agent has its notification;");
+    o.say("the Markdown plan is still pending, its file sent to the owner as a document.");
     Ok(())
 }

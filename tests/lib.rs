@@ -13,6 +13,7 @@ mod cli_support;
 mod crash;
 mod daemon;
 mod daemon_concurrency;
+mod daemon_documents;
 mod daemon_edges;
 mod daemon_faults;
 mod mcp;

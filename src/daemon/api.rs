@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use teloxide::prelude::*;
 use teloxide::types::{
-    BotCommand, ChatId, ForceReply, InlineKeyboardButton, InlineKeyboardMarkup, MessageId,
-    ParseMode, ReplyMarkup,
+    BotCommand, ChatId, ForceReply, InlineKeyboardButton, InlineKeyboardMarkup, InputFile,
+    MessageId, ParseMode, ReplyMarkup,
 };
 use teloxide::{ApiError, RequestError};
 
@@ -142,6 +142,26 @@ impl Api {
             if silent {
                 req = req.disable_notification(true);
             }
+            async move { req.await.map(|m| m.id) }
+        })
+        .await
+    }
+
+    /// Sends `bytes` as a document named `file_name`, with a MarkdownV2 `caption`; returns its id.
+    pub async fn send_document(
+        &self,
+        chat: ChatId,
+        file_name: &str,
+        bytes: Vec<u8>,
+        caption: &str,
+    ) -> Result<MessageId, RequestError> {
+        retry("sendDocument", Patience::Interactive, || {
+            let file = InputFile::memory(bytes.clone()).file_name(file_name.to_owned());
+            let req = self
+                .bot
+                .send_document(chat, file)
+                .caption(caption.to_owned())
+                .parse_mode(ParseMode::MarkdownV2);
             async move { req.await.map(|m| m.id) }
         })
         .await

@@ -7,8 +7,9 @@ use teloxide::types::{CallbackQuery, ChatId, MessageId};
 
 use crate::actions::{Action, Actor, Outcome};
 use crate::plan::Plan;
+use crate::queue::Loaded;
 use crate::telegram::callback::{Callback, PlanRef};
-use crate::telegram::markdown::truncate_chars;
+use crate::telegram::markdown::truncate;
 use crate::telegram::views;
 
 use super::context::Ctx;
@@ -29,6 +30,8 @@ enum Screen {
     CustomPrompt(usize),
     /// The view after settling this decision (answer, skip) or submitting (0).
     After(usize),
+    /// No view: the plan's file, sent as a document (📄 Full context).
+    File,
 }
 
 impl Screen {
@@ -36,7 +39,7 @@ impl Screen {
     fn decision(self) -> Option<usize> {
         match self {
             Screen::Decision(i) | Screen::CustomPrompt(i) | Screen::After(i) => Some(i),
-            Screen::Plan | Screen::Continue | Screen::Review => None,
+            Screen::Plan | Screen::Continue | Screen::Review | Screen::File => None,
         }
     }
 }
@@ -77,6 +80,8 @@ fn translate(cb: Callback) -> Option<(PlanRef, Action, Screen)> {
             (plan, action, Screen::CustomPrompt(at(index)))
         }
         Callback::Submit { plan } => (plan, Action::Submit, Screen::After(0)),
+        // Whoever may open the plan may read its file.
+        Callback::FullContext { plan } => (plan, Action::Open, Screen::File),
         Callback::Queue { .. } | Callback::Noop => return None,
     })
 }
@@ -134,6 +139,7 @@ impl Tap<'_> {
         match outcome {
             Outcome::Current(l) | Outcome::Noted(l) => match screen {
                 Screen::CustomPrompt(index) => self.start_custom(&l.plan, index).await,
+                Screen::File => self.send_file(&l).await,
                 _ => self.settled(&current_view(&l.plan, screen)).await,
             },
             Outcome::Recorded { plan, decision } => {
@@ -163,7 +169,7 @@ impl Tap<'_> {
             }
             Outcome::NotRecorded { plan, error } => {
                 tracing::error!(plan = %plan.plan.id, error = %error, "could not record");
-                let text = truncate_chars(&format!("Nothing recorded: {error}"), 190);
+                let text = truncate(&format!("Nothing recorded: {error}"), 190);
                 self.answer(Some(&text), true).await;
                 self.show(&views::plan(&plan.plan)).await;
             }
@@ -188,6 +194,34 @@ impl Tap<'_> {
             prompt: sent.ok().map(|m| m.0),
         };
         self.ctx.state.start_custom(self.q.from.id.0, mode);
+    }
+
+    /// 📄 Full context: the plan's file as it is on disk now, as a document named `<stem>.md`. The tapped
+    /// view stays as it is.
+    async fn send_file(&self, loaded: &Loaded) {
+        let bytes = match tokio::fs::read(&loaded.path).await {
+            Ok(bytes) => bytes,
+            Err(error) => {
+                tracing::warn!(plan = %loaded.plan.id, %error, "can't read the plan file");
+                return self.plan_gone().await;
+            }
+        };
+        let name = loaded.path.file_stem().map_or_else(
+            || format!("{}.md", loaded.plan.id),
+            |stem| format!("{}.md", stem.to_string_lossy()),
+        );
+        let caption = views::file_caption(&loaded.plan);
+        let api = &self.ctx.api;
+        let (_, sent) = tokio::join!(
+            self.answer(None, false),
+            api.send_document(self.chat, &name, bytes, &caption)
+        );
+        match sent {
+            Ok(_) => tracing::info!(plan = %loaded.plan.id, "plan file sent"),
+            Err(error) => {
+                tracing::error!(plan = %loaded.plan.id, %error, "can't send the plan file")
+            }
+        }
     }
 
     async fn plan_gone(&self) {

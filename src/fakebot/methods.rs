@@ -2,6 +2,8 @@
 
 use serde_json::{Value, json};
 
+use super::documents::send_document;
+use super::server::Files;
 use super::state::{BOT_ID, Button, Markup, SentMessage, State, bot_user_json, now_unix};
 use crate::telegram::markdown_check::{Entity, parse_markdown_v2_entities, telegram_length};
 
@@ -13,6 +15,7 @@ pub(crate) const METHODS: &[&str] = &[
     "setMyCommands",
     "getMyCommands",
     "sendMessage",
+    "sendDocument",
     "editMessageText",
     "editMessageReplyMarkup",
     "answerCallbackQuery",
@@ -63,7 +66,7 @@ impl ApiFailure {
     }
 }
 
-type Reply = Result<Value, ApiFailure>;
+pub(super) type Reply = Result<Value, ApiFailure>;
 
 /// A string parameter (numbers are accepted and stringified, as form bodies carry only strings).
 pub(crate) fn str_param(params: &Value, key: &str) -> Option<String> {
@@ -82,7 +85,7 @@ pub(crate) fn int_param(params: &Value, key: &str) -> Option<i64> {
     }
 }
 
-fn bool_param(params: &Value, key: &str) -> bool {
+pub(super) fn bool_param(params: &Value, key: &str) -> bool {
     match params.get(key) {
         Some(Value::Bool(b)) => *b,
         Some(Value::String(s)) => s == "true",
@@ -99,7 +102,7 @@ fn object_param(params: &Value, key: &str) -> Option<Value> {
     }
 }
 
-fn chat_id(params: &Value) -> Result<i64, ApiFailure> {
+pub(super) fn chat_id(params: &Value) -> Result<i64, ApiFailure> {
     int_param(params, "chat_id").ok_or_else(|| ApiFailure::bad("chat not found"))
 }
 
@@ -107,12 +110,24 @@ fn message_id(params: &Value) -> Option<i32> {
     int_param(params, "message_id").and_then(|id| i32::try_from(id).ok())
 }
 
+/// Text as sent, its parse mode, the plain text and its entities.
+pub(super) type Rendered = (String, Option<String>, String, Vec<Entity>);
+
 /// Parses and checks `text` like Telegram: entities, emptiness, length.
-fn render(
-    params: &Value,
-    too_long: &str,
-) -> Result<(String, Option<String>, String, Vec<Entity>), ApiFailure> {
+fn render(params: &Value, too_long: &str) -> Result<Rendered, ApiFailure> {
     let text = str_param(params, "text").unwrap_or_default();
+    let rendered = parse_entities(params, text)?;
+    if rendered.2.trim().is_empty() {
+        return Err(ApiFailure::bad("message text is empty"));
+    }
+    if telegram_length(&rendered.2) > MAX_TEXT_UTF16 {
+        return Err(ApiFailure::bad(too_long));
+    }
+    Ok(rendered)
+}
+
+/// Parses `text` in the request's parse mode.
+pub(super) fn parse_entities(params: &Value, text: String) -> Result<Rendered, ApiFailure> {
     let parse_mode = str_param(params, "parse_mode").filter(|m| !m.is_empty());
     let (plain, entities) = match parse_mode.as_deref() {
         Some(mode) if mode.eq_ignore_ascii_case("MarkdownV2") => {
@@ -121,12 +136,6 @@ fn render(
         }
         _ => (text.clone(), Vec::new()),
     };
-    if plain.trim().is_empty() {
-        return Err(ApiFailure::bad("message text is empty"));
-    }
-    if telegram_length(&plain) > MAX_TEXT_UTF16 {
-        return Err(ApiFailure::bad(too_long));
-    }
     Ok((text, parse_mode, plain, entities))
 }
 
@@ -159,7 +168,7 @@ fn parse_button(value: &Value) -> Result<Button, ApiFailure> {
 }
 
 /// Parses and checks `reply_markup` like Telegram: callback data size, button counts.
-fn parse_markup(params: &Value) -> Result<Option<Markup>, ApiFailure> {
+pub(super) fn parse_markup(params: &Value) -> Result<Option<Markup>, ApiFailure> {
     let Some(markup) = object_param(params, "reply_markup") else {
         return Ok(None);
     };
@@ -190,7 +199,7 @@ fn parse_markup(params: &Value) -> Result<Option<Markup>, ApiFailure> {
 }
 
 /// Runs every method but getUpdates against the state.
-pub(crate) fn handle(state: &mut State, method: &str, params: &Value) -> Reply {
+pub(crate) fn handle(state: &mut State, method: &str, params: &Value, files: &Files) -> Reply {
     match method {
         "getMe" => Ok(get_me()),
         "deleteWebhook" | "sendChatAction" => Ok(json!(true)),
@@ -204,6 +213,7 @@ pub(crate) fn handle(state: &mut State, method: &str, params: &Value) -> Reply {
             json!([])
         }),
         "sendMessage" => send_message(state, params),
+        "sendDocument" => send_document(state, params, files),
         "editMessageText" => edit_message_text(state, params),
         "editMessageReplyMarkup" => edit_reply_markup(state, params),
         "answerCallbackQuery" => answer_callback_query(state, params),
@@ -226,14 +236,7 @@ fn send_message(state: &mut State, params: &Value) -> Reply {
     let chat_id = chat_id(params)?;
     let (text, parse_mode, plain, entities) = render(params, "message is too long")?;
     let reply_markup = parse_markup(params)?;
-    let reply_to = object_param(params, "reply_parameters")
-        .and_then(|p| message_id(&p))
-        .or_else(|| int_param(params, "reply_to_message_id").and_then(|id| i32::try_from(id).ok()));
-    if let Some(id) = reply_to
-        && state.find(chat_id, id).is_none()
-    {
-        return Err(ApiFailure::bad("message to be replied not found"));
-    }
+    let reply_to = reply_to(state, chat_id, params)?;
     let message = SentMessage {
         chat_id,
         message_id: 0,
@@ -248,12 +251,30 @@ fn send_message(state: &mut State, params: &Value) -> Reply {
         date: now_unix(),
         edited: false,
         history: Vec::new(),
+        document: None,
     };
     let id = state.store(message);
     stored_json(state, chat_id, id)
 }
 
-fn stored_json(state: &State, chat_id: i64, message_id: i32) -> Reply {
+/// The message a reply refers to, checked like Telegram (it must exist in the chat).
+pub(super) fn reply_to(
+    state: &State,
+    chat_id: i64,
+    params: &Value,
+) -> Result<Option<i32>, ApiFailure> {
+    let reply_to = object_param(params, "reply_parameters")
+        .and_then(|p| message_id(&p))
+        .or_else(|| int_param(params, "reply_to_message_id").and_then(|id| i32::try_from(id).ok()));
+    if let Some(id) = reply_to
+        && state.find(chat_id, id).is_none()
+    {
+        return Err(ApiFailure::bad("message to be replied not found"));
+    }
+    Ok(reply_to)
+}
+
+pub(super) fn stored_json(state: &State, chat_id: i64, message_id: i32) -> Reply {
     let message = state
         .find(chat_id, message_id)
         .ok_or_else(|| ApiFailure::bad("message to edit not found"))?;
@@ -281,6 +302,9 @@ fn edit_message_text(state: &mut State, params: &Value) -> Reply {
     // Like Telegram: an edit without reply_markup removes the inline keyboard.
     let reply_markup = parse_markup(params)?;
     let message = editable(state, params)?;
+    if message.document.is_some() {
+        return Err(ApiFailure::bad("there is no text in the message to edit"));
+    }
     if message.plain == plain
         && message.entities == entities
         && message.reply_markup == reply_markup

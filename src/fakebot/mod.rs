@@ -8,18 +8,23 @@
 //!   are cheap clones; the server stops when the last one is dropped.
 //! - Methods: getMe, getUpdates (long polling, `offset` incl. negative, `timeout`, `limit`; a newer
 //!   getUpdates ends a waiting one with 409), deleteWebhook, setMyCommands, getMyCommands, sendMessage,
-//!   editMessageText, editMessageReplyMarkup, answerCallbackQuery, deleteMessage, sendChatAction.
+//!   sendDocument (multipart upload, or a file id it gave before), editMessageText,
+//!   editMessageReplyMarkup, answerCallbackQuery, deleteMessage, sendChatAction.
 //!   Anything else: 404 "Not Found". Checks as Telegram does: MarkdownV2 (via
-//!   [`crate::telegram::markdown_check`]), empty or over-4096 (UTF-16) text, callback_data of 1–64
-//!   bytes, ≤ 100 buttons and ≤ 8 per row, edits of unknown or unchanged messages, unknown or
-//!   already answered callback queries.
+//!   [`crate::telegram::markdown_check`]), empty or over-4096 (UTF-16) text, captions over 1024,
+//!   missing or empty documents, callback_data of 1–64 bytes, ≤ 100 buttons and ≤ 8 per row, edits
+//!   of unknown or unchanged messages, unknown or already answered callback queries.
 //! - Act as a user: [`FakeBot::send_text`], [`FakeBot::send_reply`], [`FakeBot::tap`] (a button of
 //!   a stored message), [`FakeBot::tap_label`], [`FakeBot::tap_raw`] (any data, any message id).
-//! - Observe: [`FakeBot::calls`], [`FakeBot::calls_of`], [`FakeBot::messages`],
+//! - Observe: [`FakeBot::calls`] (an uploaded file appears in the params as its name and size),
+//!   [`FakeBot::calls_of`], [`FakeBot::messages`] (a document's bytes in [`SentMessage::document`]),
 //!   [`FakeBot::last_message`], [`FakeBot::callback_answers`], [`FakeBot::commands`], and the waiters
 //!   [`FakeBot::wait_for_call`] and [`FakeBot::wait_until`] (woken on every state change).
 //! - Break it: [`FakeBot::inject`] a [`Fault`] into the next N calls of a method.
 
+#[cfg(test)]
+mod document_tests;
+mod documents;
 #[cfg(test)]
 mod fault_tests;
 mod methods;
@@ -39,7 +44,9 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use self::server::Shared;
-pub use self::state::{BOT_ID, BOT_USERNAME, Button, Call, Fault, Markup, SentMessage};
+pub use self::state::{
+    BOT_ID, BOT_USERNAME, Button, Call, Document, Fault, Markup, SentMessage, Upload,
+};
 use self::state::{now_unix, user_json};
 
 /// Handle to a running fake Bot API server.
@@ -118,6 +125,7 @@ impl FakeBot {
                 date: now_unix(),
                 edited: false,
                 history: Vec::new(),
+                document: None,
             };
             let id = state.store(message);
             let json = state

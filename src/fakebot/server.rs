@@ -13,7 +13,8 @@ use std::time::{Duration, SystemTime};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{
-    ConnectInfo, FromRequest, Path, Query, Request, State as AxumState, connect_info::Connected,
+    ConnectInfo, DefaultBodyLimit, FromRequest, Multipart, Path, Query, Request,
+    State as AxumState, connect_info::Connected,
 };
 use axum::http::{StatusCode, header::CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
@@ -25,8 +26,12 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
+use super::documents::MAX_UPLOAD_BYTES;
 use super::methods::{self, ApiFailure, int_param};
-use super::state::{Call, Fault, State};
+use super::state::{Call, Fault, State, Upload};
+
+/// Files of a multipart request, by field name.
+pub(crate) type Files = HashMap<String, Upload>;
 
 const TERMINATED: &str = "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running";
 
@@ -71,6 +76,8 @@ pub(crate) async fn serve(listener: TcpListener, shared: Arc<Shared>) -> io::Res
     let router = Router::new()
         .route("/{token}/{method}", any(handle))
         .fallback(|| async { envelope(Err(ApiFailure::new(404, "Not Found"))) })
+        // Room for Telegram's 50 MB upload limit, so the method can refuse bigger files itself.
+        .layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES + 1024 * 1024))
         .with_state(shared);
     let make_service = router.into_make_service_with_connect_info::<ConnectionKill>();
     axum::serve(KillableListener(listener), make_service).await
@@ -82,7 +89,7 @@ async fn handle(
     Path((token, name)): Path<(String, String)>,
     request: Request,
 ) -> Response {
-    let params = params(request).await;
+    let (params, files) = params(request).await;
     let method = methods::canonical(&name);
     let fault = shared.update(|state| {
         let logged = method.map_or_else(|| name.clone(), str::to_owned);
@@ -101,7 +108,7 @@ async fn handle(
         return envelope(Err(ApiFailure::new(404, "Not Found")));
     }
     match fault {
-        None => envelope(process(&shared, method, &params).await),
+        None => envelope(process(&shared, method, &params, &files).await),
         Some(Fault::TooManyRequests { retry_after_secs }) => envelope(Err(ApiFailure {
             code: 429,
             description: format!("Too Many Requests: retry after {retry_after_secs}"),
@@ -120,7 +127,7 @@ async fn handle(
             StatusCode::INTERNAL_SERVER_ERROR.into_response()
         }
         Some(Fault::Stall(delay)) => {
-            let result = process(&shared, method, &params).await;
+            let result = process(&shared, method, &params, &files).await;
             tokio::time::sleep(delay).await;
             envelope(result)
         }
@@ -131,11 +138,12 @@ async fn process(
     shared: &Shared,
     method: Option<&'static str>,
     params: &Value,
+    files: &Files,
 ) -> Result<Value, ApiFailure> {
     match method {
         None => Err(ApiFailure::new(404, "Not Found")),
         Some("getUpdates") => get_updates(shared, params).await,
-        Some(method) => shared.update(|state| methods::handle(state, method, params)),
+        Some(method) => shared.update(|state| methods::handle(state, method, params, files)),
     }
 }
 
@@ -180,8 +188,10 @@ async fn get_updates(shared: &Shared, params: &Value) -> Result<Value, ApiFailur
         .collect())
 }
 
-/// Request parameters from the query string and a JSON or form body, merged into one object.
-async fn params(request: Request) -> Value {
+/// Request parameters from the query string and a JSON, form or multipart body, merged into one
+/// object, and the files of a multipart body (in the params as `{"file_name", "size"}`).
+async fn params(request: Request) -> (Value, Files) {
+    let mut files = Files::new();
     let mut params = Map::new();
     if let Ok(Query(query)) = Query::<HashMap<String, String>>::try_from_uri(request.uri()) {
         params.extend(query.into_iter().map(|(k, v)| (k, Value::String(v))));
@@ -192,7 +202,31 @@ async fn params(request: Request) -> Value {
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_ascii_lowercase();
-    if content_type.starts_with("application/x-www-form-urlencoded") {
+    if content_type.starts_with("multipart/form-data") {
+        if let Ok(mut multipart) = Multipart::from_request(request, &()).await {
+            while let Ok(Some(field)) = multipart.next_field().await {
+                let name = field.name().unwrap_or_default().to_owned();
+                let file_name = field.file_name().map(str::to_owned);
+                let content_type = field.content_type().map(str::to_owned);
+                let Ok(bytes) = field.bytes().await else {
+                    break;
+                };
+                if file_name.is_some() {
+                    let size = bytes.len();
+                    params.insert(name.clone(), json!({"file_name": file_name, "size": size}));
+                    let upload = Upload {
+                        file_name,
+                        content_type,
+                        bytes: bytes.to_vec(),
+                    };
+                    files.insert(name, upload);
+                } else {
+                    let text = String::from_utf8_lossy(&bytes).into_owned();
+                    params.insert(name, Value::String(text));
+                }
+            }
+        }
+    } else if content_type.starts_with("application/x-www-form-urlencoded") {
         if let Ok(axum::Form(form)) =
             axum::Form::<HashMap<String, String>>::from_request(request, &()).await
         {
@@ -203,7 +237,7 @@ async fn params(request: Request) -> Value {
     {
         params.extend(body);
     }
-    Value::Object(params)
+    (Value::Object(params), files)
 }
 
 /// Telegram's response envelope.

@@ -53,6 +53,26 @@ impl Markup {
     }
 }
 
+/// A file received in a multipart request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Upload {
+    /// The file name the client gave, if any.
+    pub file_name: Option<String>,
+    pub content_type: Option<String>,
+    pub bytes: Vec<u8>,
+}
+
+/// A document the bot sent (sendDocument), as stored by the fake.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Document {
+    /// The id Telegram would give the file (`doc<n>`), which sendDocument accepts again.
+    pub file_id: String,
+    pub file_name: Option<String>,
+    pub mime_type: Option<String>,
+    /// The uploaded bytes.
+    pub bytes: Vec<u8>,
+}
+
 /// A message in a chat, sent by the bot or injected as a user's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SentMessage {
@@ -60,7 +80,7 @@ pub struct SentMessage {
     pub message_id: i32,
     /// `BOT_ID` for the bot's messages, else the user's id.
     pub from: i64,
-    /// The text as sent (MarkdownV2 source when `parse_mode` is MarkdownV2).
+    /// The text as sent (MarkdownV2 source when `parse_mode` is MarkdownV2); a document's caption.
     pub text: String,
     pub parse_mode: Option<String>,
     /// The text a user sees, after entity parsing.
@@ -74,6 +94,8 @@ pub struct SentMessage {
     pub edited: bool,
     /// Earlier texts (as sent), oldest first; one entry per editMessageText.
     pub history: Vec<String>,
+    /// The file of a document message (sendDocument).
+    pub document: Option<Document>,
 }
 
 impl SentMessage {
@@ -86,7 +108,18 @@ impl SentMessage {
     /// The message as its reader sees it: plain text, then one line per row of buttons (`[A] [B]`).
     #[must_use]
     pub fn render(&self) -> String {
-        let mut out = self.plain.clone();
+        let mut out = match &self.document {
+            Some(doc) => {
+                let name = doc.file_name.as_deref().unwrap_or("file");
+                let caption = if self.plain.is_empty() {
+                    String::new()
+                } else {
+                    format!("\n{}", self.plain)
+                };
+                format!("📎 {name} ({} bytes){caption}", doc.bytes.len())
+            }
+            None => self.plain.clone(),
+        };
         match &self.reply_markup {
             Some(Markup::Inline(rows)) => {
                 for row in rows {
@@ -146,6 +179,7 @@ pub(crate) struct State {
     pub answers: Vec<(String, Option<String>, bool)>,
     pub faults: HashMap<String, VecDeque<Fault>>,
     pub commands: Value,
+    pub next_file_id: u64,
 }
 
 pub(crate) fn now_unix() -> i64 {
@@ -265,10 +299,27 @@ impl State {
             "date": message.date,
             "chat": chat_json(message.chat_id),
             "from": from,
-            "text": message.plain,
         });
-        if !message.entities.is_empty() {
-            value["entities"] = message.entities.iter().map(entity_json).collect();
+        let entities: Vec<Value> = message.entities.iter().map(entity_json).collect();
+        if let Some(doc) = &message.document {
+            value["document"] = json!({
+                "file_id": doc.file_id,
+                "file_unique_id": format!("u{}", doc.file_id),
+                "file_name": doc.file_name,
+                "mime_type": doc.mime_type,
+                "file_size": doc.bytes.len(),
+            });
+            if !message.plain.is_empty() {
+                value["caption"] = json!(message.plain);
+            }
+            if !entities.is_empty() {
+                value["caption_entities"] = json!(entities);
+            }
+        } else {
+            value["text"] = json!(message.plain);
+            if !entities.is_empty() {
+                value["entities"] = json!(entities);
+            }
         }
         if let Some(markup) = message.reply_markup.as_ref().and_then(markup_json) {
             value["reply_markup"] = markup;

@@ -6,7 +6,7 @@
 //!
 //! Encoding (`:`-separated, numbers in canonical decimal, hashes in lowercase hex):
 //! `q:<page>`, `o:<ref>`, `c:<ref>`, `s:<ref>:<i>`, `a:<ref>:<i>:<o>:<fp>`, `u:<ref>:<i>:<fp>`,
-//! `k:<ref>:<i>:<fp>`, `r:<ref>`, `x:<ref>`, `n`. The longest is 33 bytes.
+//! `k:<ref>:<i>:<fp>`, `r:<ref>`, `x:<ref>`, `f:<ref>`, `n`. The longest is 33 bytes.
 
 use std::fmt;
 
@@ -67,6 +67,8 @@ pub enum Callback {
     Review { plan: PlanRef },
     /// Submit the plan.
     Submit { plan: PlanRef },
+    /// 📄 Full context: send the plan's file as a document.
+    FullContext { plan: PlanRef },
     /// The "1/3" position indicator: does nothing.
     Noop,
 }
@@ -90,6 +92,7 @@ impl Callback {
             Self::Skip { plan, index, seen } => format!("k:{plan}:{index}:{seen}"),
             Self::Review { plan } => format!("r:{plan}"),
             Self::Submit { plan } => format!("x:{plan}"),
+            Self::FullContext { plan } => format!("f:{plan}"),
             Self::Noop => "n".to_owned(),
         }
     }
@@ -135,6 +138,9 @@ impl Callback {
                 plan: plan_field(plan)?,
             },
             ["x", plan] => Self::Submit {
+                plan: plan_field(plan)?,
+            },
+            ["f", plan] => Self::FullContext {
                 plan: plan_field(plan)?,
             },
             ["n"] => Self::Noop,
@@ -196,6 +202,7 @@ mod tests {
             },
             Callback::Review { plan: plan() },
             Callback::Submit { plan: plan() },
+            Callback::FullContext { plan: plan() },
             Callback::Noop,
         ]
     }
@@ -233,6 +240,13 @@ mod tests {
             .encode(),
             "a:0123456789ab:2:3:abcdef"
         );
+        assert_eq!(
+            Callback::FullContext {
+                plan: PlanRef("0123456789ab".into())
+            }
+            .encode(),
+            "f:0123456789ab"
+        );
     }
 
     #[test]
@@ -259,6 +273,8 @@ mod tests {
             "u:0123456789ab:1:abcdefa",
             "z:0123456789ab",
             "x:0123456789ab:",
+            "f:0123456789ab:1",
+            "f:",
         ];
         for data in bad {
             assert_eq!(Callback::decode(data), None, "{data:?}");
@@ -284,7 +300,7 @@ mod tests {
         }
 
         #[test]
-        fn decode_of_forged_data_is_canonical(s in "[qocsaukrxn]:[0-9a-f:]{0,40}") {
+        fn decode_of_forged_data_is_canonical(s in "[qocsaukrxfn]:[0-9a-f:]{0,40}") {
             if let Some(callback) = Callback::decode(&s) {
                 prop_assert_eq!(callback.encode(), s);
             }

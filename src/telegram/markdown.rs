@@ -3,15 +3,15 @@
 //! teloxide's `utils::markdown::{bold, italic, code_inline}` wrap their argument without escaping it
 //! (teloxide#1342), so every view builds its text with these instead.
 
-/// Characters Telegram reserves outside entities in MarkdownV2.
-pub const RESERVED: &str = "_*[]()~`>#+-=|{}.!\\";
+/// Characters Telegram reserves outside entities in MarkdownV2 (`\` escapes, and is escaped, everywhere).
+pub const RESERVED: &str = "_*[]()~`>#+-=|{}.!";
 
 /// Escapes every MarkdownV2 reserved character (and `\`) so `s` renders literally.
 #[must_use]
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 4);
     for c in s.chars() {
-        if RESERVED.contains(c) {
+        if c == '\\' || RESERVED.contains(c) {
             out.push('\\');
         }
         out.push(c);
@@ -25,6 +25,19 @@ pub fn escape_code(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     for c in s.chars() {
         if c == '`' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Escapes a link target for the `(...)` part of `[text](url)`: only `)` and `\`.
+#[must_use]
+pub fn escape_url(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    for c in s.chars() {
+        if c == ')' || c == '\\' {
             out.push('\\');
         }
         out.push(c);
@@ -55,19 +68,28 @@ pub fn code(s: &str) -> String {
     format!("`{}`", escape_code(s))
 }
 
-/// Cuts raw (unescaped) text to at most `max` characters, ending with `…` when it was cut.
+/// Cuts raw (unescaped) text to at most `max` UTF-16 units (Telegram's unit), ending with `…` when it
+/// was cut.
 ///
-/// The result, ellipsis included, is never longer than `max` characters. Cut before escaping:
-/// escaping only lengthens, so measure the final message separately.
+/// The result, ellipsis included, is never longer than `max`. Cut before escaping: escaping only
+/// lengthens, so measure the final message separately.
 #[must_use]
-pub fn truncate_chars(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
+pub fn truncate(s: &str, max: usize) -> String {
+    if s.len() <= max || s.encode_utf16().count() <= max {
         return s.to_owned();
     }
     if max == 0 {
         return String::new();
     }
-    let mut out: String = s.chars().take(max - 1).collect();
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        used += c.len_utf16();
+        if used > max - 1 {
+            break;
+        }
+        out.push(c);
+    }
     out.push('…');
     out
 }
@@ -109,6 +131,18 @@ mod tests {
     }
 
     #[test]
+    fn escape_url_table() {
+        let cases = [
+            ("https://ex.com/a_b.c", "https://ex.com/a_b.c"),
+            ("https://ex.com/(x)", "https://ex.com/(x\\)"),
+            ("https://ex.com/a\\b", "https://ex.com/a\\\\b"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(escape_url(input), want, "escape_url({input:?})");
+        }
+    }
+
+    #[test]
     fn wrappers_escape_their_input() {
         let cases = [
             (bold("a*b"), "*a\\*b*"),
@@ -122,23 +156,18 @@ mod tests {
     }
 
     #[test]
-    fn truncate_table() {
+    fn truncate_counts_utf16_units() {
         let cases = [
-            ("hello", 10, "hello"),
             ("hello", 5, "hello"),
             ("hello!", 5, "hell…"),
-            ("héllo wörld", 4, "hél…"),
-            ("🎉🎉🎉", 2, "🎉…"),
+            ("🎉🎉🎉", 4, "🎉…"),
+            ("🎉🎉🎉", 3, "🎉…"),
             ("abc", 1, "…"),
             ("abc", 0, ""),
-            ("", 0, ""),
+            ("abc", usize::MAX, "abc"),
         ];
         for (input, max, want) in cases {
-            assert_eq!(
-                truncate_chars(input, max),
-                want,
-                "truncate_chars({input:?}, {max})"
-            );
+            assert_eq!(truncate(input, max), want, "truncate({input:?}, {max})");
         }
     }
 }

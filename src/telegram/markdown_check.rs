@@ -7,12 +7,15 @@
 //! - `__` is read greedily from left to right as underline, exactly like Telegram: `___a___` is
 //!   underline + italic that never closes, so it is rejected. Write `___a_**__` (empty bold separator).
 //!
+//! - nesting Telegram does not allow is an error here; Telegram would silently drop or split one of the
+//!   entities: `code`/`pre` inside any entity but a block quote (they cannot contain any either, which
+//!   their syntax already ensures), and a link (or custom emoji) inside a link.
+//!
 //! Empty entities (`**`) are accepted and dropped, like Telegram does. Links are accepted with any
 //! URL; Telegram silently drops links whose URL it cannot parse.
 
 pub use super::entity::{Entity, EntityKind, Parsed};
-
-const RESERVED: &str = "_*[]()~`>#+-=|{}.!";
+use super::markdown::RESERVED;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Open {
@@ -258,6 +261,24 @@ impl Parser {
         })
     }
 
+    /// Refuses nesting Telegram does not keep (see the module documentation).
+    fn check_nesting(&self, kind: Open, byte_offset: usize) -> Result<(), String> {
+        let is_link = |k: Open| matches!(k, Open::TextUrl | Open::CustomEmoji);
+        let refused = match kind {
+            Open::Code | Open::Pre => !self.stack.is_empty(),
+            k if is_link(k) => self.stack.iter().any(|e| is_link(e.kind)),
+            _ => false,
+        };
+        if refused {
+            return Err(format!(
+                "{} entity at byte offset {byte_offset} can't be part of the {} entity around it",
+                kind.name(),
+                self.stack.last().map_or("", |e| e.kind.name())
+            ));
+        }
+        Ok(())
+    }
+
     /// Opens the entity starting at `i`; returns the index after its opening marker.
     fn begin_entity(&mut self, mut i: usize, c: char) -> Result<usize, String> {
         let byte_offset = self.byte(i);
@@ -281,6 +302,7 @@ impl Parser {
                 Open::CustomEmoji
             }
             '`' if next == Some('`') && self.at(i + 2) == Some('`') => {
+                self.check_nesting(Open::Pre, byte_offset)?;
                 i += 3;
                 let mut end = i;
                 while let Some(ch) = self.at(end) {
@@ -311,6 +333,7 @@ impl Parser {
             '`' => Open::Code,
             _ => return Err(reserved_error(c)),
         };
+        self.check_nesting(kind, byte_offset)?;
         self.stack.push(OpenEntity {
             kind,
             language,

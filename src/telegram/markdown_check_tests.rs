@@ -31,6 +31,11 @@ fn accepts_valid_text() {
         ("**", ""),
         ("![👍](tg://emoji?id=5368324170671202286)", "👍"),
         (">quote\n>more\nafter", "quote\nmore\nafter"),
+        (
+            ">*bold\n>still* `code` ```\npre```\n>end",
+            "bold\nstill code pre\nend",
+        ),
+        ("*bold [link _it_](http://x)*", "bold link it"),
         ("**>hidden\n>quote||", "hidden\nquote"),
         ("🎉 \\\\ \\~", "🎉 \\ ~"),
     ];
@@ -94,6 +99,31 @@ fn rejects_invalid_text() {
         (
             "![x](http://a)",
             "can't parse entities: Invalid custom emoji identifier specified".to_owned(),
+        ),
+        (
+            "*a `b` c*",
+            "can't parse entities: Code entity at byte offset 3 can't be part of the Bold entity around it"
+                .to_owned(),
+        ),
+        (
+            "_a ```\nb```_",
+            "can't parse entities: Pre entity at byte offset 3 can't be part of the Italic entity around it"
+                .to_owned(),
+        ),
+        (
+            "[a `b`](http://x)",
+            "can't parse entities: Code entity at byte offset 3 can't be part of the TextUrl entity around it"
+                .to_owned(),
+        ),
+        (
+            "[a [b](http://x) c](http://y)",
+            "can't parse entities: TextUrl entity at byte offset 3 can't be part of the TextUrl entity around it"
+                .to_owned(),
+        ),
+        (
+            "*[a ![👍](tg://emoji?id=1)](http://y)*",
+            "can't parse entities: CustomEmoji entity at byte offset 4 can't be part of the TextUrl entity around it"
+                .to_owned(),
         ),
     ];
     for (input, want) in cases {

@@ -1,7 +1,9 @@
-//! Telegram front end: MarkdownV2 helpers, a strict MarkdownV2 validator, typed callback data and the views.
+//! Telegram front end: MarkdownV2 helpers, a strict MarkdownV2 validator, agents' Markdown rendered as
+//! MarkdownV2, typed callback data and the views.
 
 pub mod callback;
 pub mod entity;
 pub mod markdown;
 pub mod markdown_check;
+pub mod render;
 pub mod views;

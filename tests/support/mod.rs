@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 pub const SPEC_EXAMPLE: &str = include_str!("../fixtures/spec-example.md");
 pub const TEST_PLAN: &str = include_str!("../fixtures/test-plan.md");
+pub const RICH_CONTEXT: &str = include_str!("../fixtures/rich-context.md");
 
 /// A temp queue folder with pending/, completed/ and notify/.
 pub struct TempQueue {

@@ -4,7 +4,8 @@ use crate::plan::Plan;
 use crate::telegram::callback::Callback;
 
 use super::layout::{
-    Caps, decisions_word, fit, flat, line, pref, priority_counts, rows_of, tag_prefix, to_queue,
+    Caps, Draft, decisions_word, fit, flat, line, pref, priority_counts, rows_of, tag_prefix,
+    to_queue,
 };
 use super::{Button, View};
 
@@ -30,8 +31,9 @@ pub fn announcement(plan: &Plan) -> View {
             line(&plan.title, caps.title),
             asked_by(plan, caps)
         ));
-        text
-    });
+        Draft::from(text)
+    })
+    .text;
     let open = Button::new("📂 Open", Callback::Open { plan: pref(plan) });
     View::new(text, vec![vec![open]])
 }
@@ -59,8 +61,9 @@ pub fn announcement_burst(plans: &[&Plan]) -> View {
         if hidden > 0 {
             text.push_str(&format!("\n_…and {hidden} more in the queue\\._"));
         }
-        text
-    });
+        Draft::from(text)
+    })
+    .text;
     let numbers = shown
         .iter()
         .enumerate()

@@ -3,48 +3,61 @@
 use crate::actions::seen;
 use crate::plan::{Decision, DecisionStatus, Plan};
 use crate::telegram::callback::Callback;
+use crate::telegram::render::{Block, excerpt, render};
 
 use super::layout::{
-    Caps, MAX_BUTTONS, code_line, fit, fit_first, index16, letter, line, pref, rows_of, text_block,
+    Caps, Draft, MAX_BUTTONS, code_line, fit, fit_first, index16, letter, line, pref, rows_of,
 };
-use super::{Button, View};
+use super::{Button, View, full_context};
 
-/// Most option buttons: the keyboard also has the navigation row (3), Custom + Skip and Back to Plan.
+/// Most option buttons: the keyboard also has the navigation row (3), Custom + Skip, Full context and
+/// Back to Plan.
 const MAX_OPTION_BUTTONS: usize = 90;
-const _: () = assert!(MAX_OPTION_BUTTONS + 6 <= MAX_BUTTONS);
+const _: () = assert!(MAX_OPTION_BUTTONS + 7 <= MAX_BUTTONS);
 /// Caps of the after-answer line, which is drawn before the view it heads knows its budget.
 const CONFIRM_TITLE: usize = 64;
 const CONFIRM_ANSWER: usize = 200;
 
 /// Decision `index` (0-based) of `plan`: optional `confirm` header (already MarkdownV2, e.g. from
-/// [`after_answer`]), `*1/3* · Title`, the context, lettered options with `✓` on the chosen one and
-/// notes for custom answers, skips and free-text questions.
+/// [`after_answer`]), `*1/3* · Title`, the context (rendered Markdown, cut with `… 📄 Full context`
+/// when it does not fit), lettered options with `✓` on the chosen one and notes for custom answers,
+/// skips and free-text questions.
 ///
 /// Buttons: `⬅️ Prev` `1/3` `Next ➡️` (no Prev on the first; `📋 Review` instead of Next on the last),
-/// option letters in rows of 3 (`✓ A` when chosen), `✏️ Custom` `⏭️ Skip`, `↩️ Back to Plan`.
+/// option letters in rows of 3 (`✓ A` when chosen), `✏️ Custom` `⏭️ Skip`, `📄 Full context` when the
+/// context was cut, `↩️ Back to Plan`.
 /// An index out of range draws the plan view. A `confirm` that would break the message is dropped.
 #[must_use]
 pub fn decision(plan: &Plan, index: usize, confirm: Option<&str>) -> View {
     let Some(d) = plan.decisions.get(index) else {
         return super::plan(plan);
     };
-    let body = |caps: Caps| decision_text(plan, index, d, caps);
-    let text = confirm
-        .and_then(|header| fit_first(|caps| format!("{header}\n\n{}", body(caps))))
+    let context = render(&d.context);
+    let body = |caps: Caps| decision_text(plan, index, d, &context, caps);
+    let draft = confirm
+        .and_then(|header| {
+            fit_first(|caps| {
+                let body = body(caps);
+                Draft {
+                    text: format!("{header}\n\n{}", body.text),
+                    ..body
+                }
+            })
+        })
         .unwrap_or_else(|| fit(body));
-    View::new(text, keyboard(plan, index, d))
+    View::new(draft.text, keyboard(plan, index, d, draft.cut))
 }
 
-fn decision_text(plan: &Plan, index: usize, d: &Decision, caps: Caps) -> String {
+fn decision_text(plan: &Plan, index: usize, d: &Decision, context: &[Block], caps: Caps) -> Draft {
     let mut text = format!(
         "*{}/{}* · {}",
         index + 1,
         plan.decisions.len(),
         line(&d.title, caps.title)
     );
-    let context = text_block(&d.context, caps.context);
-    if !context.is_empty() {
-        text.push_str(&format!("\n\n{context}"));
+    let context = excerpt(context, caps.context);
+    if !context.text.is_empty() {
+        text.push_str(&format!("\n\n{}", context.text));
     }
     let answered = d.status == DecisionStatus::Answered;
     let chosen = d.chosen_option().filter(|_| answered);
@@ -86,10 +99,13 @@ fn decision_text(plan: &Plan, index: usize, d: &Decision, caps: Caps) -> String 
     for note in notes {
         text.push_str(&format!("\n\n{note}"));
     }
-    text
+    Draft {
+        text,
+        cut: context.cut,
+    }
 }
 
-fn keyboard(plan: &Plan, index: usize, d: &Decision) -> Vec<Vec<Button>> {
+fn keyboard(plan: &Plan, index: usize, d: &Decision, cut: bool) -> Vec<Vec<Button>> {
     let plan_ref = pref(plan);
     let total = plan.decisions.len();
     let mut keyboard = Vec::new();
@@ -121,6 +137,9 @@ fn keyboard(plan: &Plan, index: usize, d: &Decision) -> Vec<Vec<Button>> {
     keyboard.push(nav);
 
     let Some(index) = index16(index) else {
+        if cut {
+            keyboard.push(vec![full_context(plan)]);
+        }
         keyboard.push(vec![back_to_plan(plan)]);
         return keyboard;
     };
@@ -165,6 +184,9 @@ fn keyboard(plan: &Plan, index: usize, d: &Decision) -> Vec<Vec<Button>> {
         Button::new("✏️ Custom", custom),
         Button::new("⏭️ Skip", skip),
     ]);
+    if cut {
+        keyboard.push(vec![full_context(plan)]);
+    }
     keyboard.push(vec![back_to_plan(plan)]);
     keyboard
 }
@@ -196,7 +218,7 @@ pub fn custom_prompt(plan: &Plan, index: usize) -> View {
     let Some(d) = plan.decisions.get(index) else {
         return super::plan(plan);
     };
-    let text = fit(|caps| {
+    let draft = fit(|caps| {
         let mut text = format!(
             "✏️ Type your answer for *{}*\n_{} · {}/{}_",
             line(&d.title, caps.title),
@@ -212,10 +234,10 @@ pub fn custom_prompt(plan: &Plan, index: usize) -> View {
             ));
         }
         text.push_str("\n\nSend /cancel to leave it as it is\\.");
-        text
+        Draft::from(text)
     });
     View {
-        text,
+        text: draft.text,
         keyboard: Vec::new(),
         force_reply: true,
     }

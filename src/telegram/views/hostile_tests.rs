@@ -6,6 +6,7 @@ use super::*;
 use crate::plan::{DecisionOption, Plan, Priority};
 use crate::telegram::callback::Callback;
 use crate::telegram::markdown_check::{parse_markdown_v2, telegram_length};
+use crate::telegram::render::FULL_CONTEXT;
 
 const NASTY: &str = "_*[]()~`>#+-=|{}.!\\ \\\\ ``` *bold _it__ ||x|| [l](http://x) 🎉👩‍👩‍👧 Привет שלום مرحبا \u{202e}evil";
 
@@ -89,6 +90,8 @@ fn hostile_plans_stay_within_limits() {
         assert_answer_buttons(&plan, &decision(&plan, i, None), i);
     }
     assert_within_limits(&problem(&nasty(5, 300), &nasty(6, 10_000)));
+    let caption = parse_markdown_v2(&file_caption(&plan)).unwrap();
+    assert!(telegram_length(&caption) <= 1024, "{caption}");
 }
 
 #[test]
@@ -98,11 +101,19 @@ fn long_content_is_cut_with_an_ellipsis() {
     let plain = parse_markdown_v2(&view.text).unwrap();
     assert!(telegram_length(&plain) > 3000, "cut only as much as needed");
     assert!(plain.contains('…'));
-    // The plan view's context is cut to 300 characters before escaping.
-    let plan_plain = parse_markdown_v2(&super::plan(&plan).text).unwrap();
-    let context_line = plan_plain.lines().find(|l| l.starts_with('4')).unwrap();
-    assert_eq!(context_line.encode_utf16().count(), 300);
-    assert!(context_line.ends_with('…'));
+    assert!(view.buttons().any(|b| b.text == "📄 Full context"));
+    // The plan view's context is cut to 300 characters of what the owner sees (the Full context
+    // line included), where no entity is open, and offers the whole file.
+    let plan_view = super::plan(&plan);
+    let plan_plain = parse_markdown_v2(&plan_view.text).unwrap();
+    let context = &plan_plain[plan_plain.find("\n\n4").unwrap() + 2..];
+    assert!(context.ends_with(FULL_CONTEXT), "{context}");
+    let units = context.encode_utf16().count();
+    assert!((200..=300).contains(&units), "{units} units: {context}");
+    let full = Callback::FullContext {
+        plan: crate::telegram::callback::plan_ref(&plan.id),
+    };
+    assert!(plan_view.buttons().any(|b| b.data == full));
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use crate::plan::{DecisionStatus, Plan, Priority};
 use crate::telegram::callback::{Callback, PlanRef, plan_ref};
-use crate::telegram::markdown::{escape, escape_code};
+use crate::telegram::markdown::{escape, escape_code, truncate};
 use crate::telegram::markdown_check::{parse_markdown_v2, telegram_length};
 
 use super::Button;
@@ -78,53 +78,46 @@ pub(super) fn fits(text: &str) -> bool {
 /// Units a context adds besides its own text (the blank line before it).
 const CONTEXT_SEPARATOR: usize = 2;
 
-/// The first text `build` makes, from the loosest caps to the tightest, that [`fits`].
+/// What a view's text builder returns: the text, and whether a context in it was cut.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Draft {
+    pub text: String,
+    /// A context was left out in part: the view offers `📄 Full context`.
+    pub cut: bool,
+}
+
+impl From<String> for Draft {
+    fn from(text: String) -> Draft {
+        Draft { text, cut: false }
+    }
+}
+
+/// The first draft `build` makes, from the loosest caps to the tightest, whose text [`fits`].
 ///
 /// At each level where the text is too long, the context gets whatever room the rest leaves (up to
 /// the level's cap), so a long context is cut only as much as needed.
-pub(super) fn fit_first(build: impl Fn(Caps) -> String) -> Option<String> {
+pub(super) fn fit_first(build: impl Fn(Caps) -> Draft) -> Option<Draft> {
     LEVELS.into_iter().find_map(|caps| {
-        let text = build(caps);
-        if fits(&text) {
-            return Some(text);
+        let draft = build(caps);
+        if fits(&draft.text) {
+            return Some(draft);
         }
         let without_context = build(Caps { context: 0, ..caps });
-        let rest = parse_markdown_v2(&without_context)
+        let rest = parse_markdown_v2(&without_context.text)
             .ok()
             .map(|plain| telegram_length(&plain))?;
         let room = MAX_TEXT.checked_sub(rest + CONTEXT_SEPARATOR)?;
-        let text = build(Caps {
+        let draft = build(Caps {
             context: room.min(caps.context),
             ..caps
         });
-        fits(&text).then_some(text)
+        fits(&draft.text).then_some(draft)
     })
 }
 
-/// Like [`fit_first`], falling back to the tightest level's text (which fits by construction).
-pub(super) fn fit(build: impl Fn(Caps) -> String) -> String {
+/// Like [`fit_first`], falling back to the tightest level's draft (which fits by construction).
+pub(super) fn fit(build: impl Fn(Caps) -> Draft) -> Draft {
     fit_first(&build).unwrap_or_else(|| build(LEVELS[LEVELS.len() - 1]))
-}
-
-/// `s` cut to at most `max` UTF-16 units, ending in `…` when it was cut.
-pub(super) fn cut(s: &str, max: usize) -> String {
-    if max == NONE || s.encode_utf16().count() <= max {
-        return s.to_owned();
-    }
-    if max == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in s.chars() {
-        used += c.len_utf16();
-        if used > max - 1 {
-            break;
-        }
-        out.push(c);
-    }
-    out.push('…');
-    out
 }
 
 /// One line of display text: every control character (line breaks included) becomes a space, trimmed.
@@ -148,17 +141,12 @@ pub(super) fn block(s: &str) -> String {
 
 /// A one-line dynamic string, cut to `max` and escaped for MarkdownV2.
 pub(super) fn line(s: &str, max: usize) -> String {
-    escape(&cut(&flat(s), max))
-}
-
-/// A multi-line dynamic string (context), cut to `max` and escaped; empty when there is nothing to show.
-pub(super) fn text_block(s: &str, max: usize) -> String {
-    escape(cut(&block(s), max).trim_end())
+    escape(&truncate(&flat(s), max))
 }
 
 /// An answer or option key as inline code, cut to `max`; `_(empty)_` for a blank one.
 pub(super) fn code_line(s: &str, max: usize) -> String {
-    let shown = cut(&flat(s), max);
+    let shown = truncate(&flat(s), max);
     if shown.is_empty() {
         return "_\\(empty\\)_".to_owned();
     }
@@ -168,7 +156,7 @@ pub(super) fn code_line(s: &str, max: usize) -> String {
 /// Button text: `prefix` followed by `s` (one line), cut so the whole stays within [`MAX_BUTTON_TEXT`].
 pub(super) fn button_text(prefix: &str, s: &str) -> String {
     let room = MAX_BUTTON_TEXT.saturating_sub(prefix.encode_utf16().count());
-    let text = format!("{prefix}{}", cut(&flat(s), room));
+    let text = format!("{prefix}{}", truncate(&flat(s), room));
     if text.trim().is_empty() {
         return "·".to_owned();
     }
@@ -277,19 +265,9 @@ mod tests {
     }
 
     #[test]
-    fn cut_counts_utf16_units() {
-        assert_eq!(cut("hello", 5), "hello");
-        assert_eq!(cut("hello!", 5), "hell…");
-        assert_eq!(cut("🎉🎉🎉", 4), "🎉…");
-        assert_eq!(cut("🎉🎉🎉", 3), "🎉…");
-        assert_eq!(cut("abc", 0), "");
-        assert_eq!(cut("abc", NONE), "abc");
-    }
-
-    #[test]
     fn strings_are_flattened_and_escaped() {
         assert_eq!(line(" a\nb\r\tc. ", NONE), "a b  c\\.");
-        assert_eq!(text_block("a\r\nb\u{0}c\n\n", NONE), "a\nb c");
+        assert_eq!(block("a\r\nb\u{0}c\n\n"), "a\nb c");
         assert_eq!(code_line("x`y", NONE), "`x\\`y`");
         assert_eq!(code_line(" \n", NONE), "_\\(empty\\)_");
         assert_eq!(

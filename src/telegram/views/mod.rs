@@ -1,12 +1,14 @@
 //! Every message the bot draws, as pure functions from plan state to MarkdownV2 text and an inline keyboard.
 //!
 //! The views follow the spec's drawings ("Bot User Interface"). Choices where the spec is silent:
-//! - Agent-written Markdown (plan and decision contexts) is shown escaped, as plain text: it can hold
-//!   anything, and it must never break MarkdownV2. Control characters become spaces (contexts keep
-//!   their line breaks; one-line fields such as titles, labels and answers lose them too).
+//! - Agent-written Markdown (plan and decision contexts) is rendered as Telegram formatting
+//!   ([`crate::telegram::render`]); a context that does not fit is cut where no entity is open and
+//!   ends with `… 📄 Full context`, and the view gets a `📄 Full context` button (the plan file as a
+//!   document). Every other dynamic string is escaped, shown as written; control characters become
+//!   spaces (one-line fields such as titles, labels and answers lose line breaks too).
 //! - Limits hold whatever the plan holds: text is measured after entity parsing with the strict
 //!   validator and, when over 4096 UTF-16 units, rebuilt with shorter titles, labels and contexts
-//!   (cuts end with `…`); lists are capped (decisions listed as buttons, options, summary lines) so
+//!   (cuts end with `…`, contexts get the room the rest leaves); lists are capped (decisions listed as buttons, options, summary lines) so
 //!   that a keyboard never has more than 100 buttons. Cuts count UTF-16 units, Telegram's unit.
 //! - Progress (queue lines, plan view) counts settled decisions: answered + skipped.
 //! - Decision navigation does not wrap: no `⬅️ Prev` on the first decision, and on the last one
@@ -25,6 +27,7 @@ mod queue;
 mod review;
 mod time;
 
+use crate::plan::Plan;
 use crate::telegram::callback::Callback;
 use crate::telegram::markdown_check::parse_markdown_v2;
 
@@ -32,7 +35,7 @@ pub use announce::{announcement, announcement_burst, startup_summary};
 pub use decision::{after_answer, custom_prompt, decision};
 pub use layout::{MAX_BUTTON_TEXT, MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_TEXT};
 pub use notice::{PLAN_GONE_ALERT, help, not_found, problem};
-pub use plan_view::plan;
+pub use plan_view::{file_caption, plan};
 pub use queue::{QUEUE_PAGE_SIZE, queue};
 pub use review::{completion, review};
 pub use time::{Nudge, deadline_submitted, due_line, due_text, nudge, nudge_burst, span};
@@ -52,6 +55,16 @@ impl Button {
             data,
         }
     }
+}
+
+/// `📄 Full context`: sends the plan's file as a document.
+fn full_context(plan: &Plan) -> Button {
+    Button::new(
+        "📄 Full context",
+        Callback::FullContext {
+            plan: layout::pref(plan),
+        },
+    )
 }
 
 /// A message ready to send: MarkdownV2 text plus an inline keyboard (rows of buttons).

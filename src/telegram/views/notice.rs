@@ -1,8 +1,8 @@
 //! Fixed messages and warnings: help, plan not found, unreadable file.
 
 use super::View;
-use super::layout::{block, cut, fit, line, to_queue};
-use crate::telegram::markdown::escape_code;
+use super::layout::{Draft, block, fit, line, to_queue};
+use crate::telegram::markdown::{escape_code, truncate};
 
 /// Callback-query alert (plain text, not MarkdownV2) for a tap on a plan that is gone.
 pub const PLAN_GONE_ALERT: &str = "Plan not found: it was submitted, withdrawn or deleted.";
@@ -33,17 +33,18 @@ pub fn not_found() -> View {
 #[must_use]
 pub fn problem(file_name: &str, reason: &str) -> View {
     let text = fit(|caps| {
-        let reason = cut(&block(reason), caps.context.max(200));
+        let reason = truncate(&block(reason), caps.context.max(200));
         let reason = if reason.is_empty() {
             "(no reason given)".to_owned()
         } else {
             reason
         };
-        format!(
+        Draft::from(format!(
             "⚠️ Can't read *{}*\n```\n{}\n```\n_It is skipped until it is fixed\\._",
             line(file_name, caps.label),
             escape_code(&reason)
-        )
-    });
+        ))
+    })
+    .text;
     View::new(text, Vec::new())
 }

@@ -2,25 +2,31 @@
 
 use crate::plan::{DecisionStatus, Plan};
 use crate::telegram::callback::Callback;
+use crate::telegram::render::{Block, excerpt, render};
 
 use super::layout::{
-    Caps, MAX_DECISION_BUTTONS, button_text, fit, flat, index16, line, pref, settled, text_block,
+    Caps, Draft, MAX_DECISION_BUTTONS, button_text, fit, flat, index16, line, pref, settled,
     to_queue,
 };
-use super::{Button, View};
+use super::{Button, View, full_context};
 
-/// The plan context is cut to this many characters (UTF-16 units) in the plan view, as the spec says.
+/// The plan context is cut to this many characters (UTF-16 units of what the owner sees, the
+/// `… 📄 Full context` line included) in the plan view, as the spec says.
 const PLAN_CONTEXT: usize = 300;
 const BAR_CELLS: usize = 10;
+/// Longest title in a file caption (Telegram allows 1024 characters).
+const FILE_CAPTION_TITLE: usize = 200;
 
-/// `📄 *Title*`, `🟡 normal │ ▓▓▓░░░░░░░ 1/3`, tag and agent, the context (italic, ≤ 300 characters);
-/// buttons `⬜ 1. Title` / `✅` answered / `⏭️` skipped (one per row), then `▶️ Continue` (or
+/// `📄 *Title*`, `🟡 normal │ ▓▓▓░░░░░░░ 1/3`, tag and agent, the context (rendered Markdown,
+/// ≤ 300 characters, cut with `… 📄 Full context`); buttons `⬜ 1. Title` / `✅` answered / `⏭️`
+/// skipped (one per row), `📄 Full context` when the context was cut, then `▶️ Continue` (or
 /// `📤 Submit` once nothing is pending) and `↩️ Back`.
 #[must_use]
 pub fn plan(plan: &Plan) -> View {
     let total = plan.decisions.len();
     let listed = total.min(MAX_DECISION_BUTTONS);
-    let text = fit(|caps| plan_text(plan, listed, caps));
+    let context = render(&plan.context);
+    let draft = fit(|caps| plan_text(plan, listed, &context, caps));
 
     let mut keyboard: Vec<Vec<Button>> = plan
         .decisions
@@ -44,16 +50,19 @@ pub fn plan(plan: &Plan) -> View {
             )])
         })
         .collect();
+    if draft.cut {
+        keyboard.push(vec![full_context(plan)]);
+    }
     let go = if plan.remaining() > 0 {
         Button::new("▶️ Continue", Callback::Continue { plan: pref(plan) })
     } else {
         Button::new("📤 Submit", Callback::Submit { plan: pref(plan) })
     };
     keyboard.push(vec![go, to_queue("↩️ Back")]);
-    View::new(text, keyboard)
+    View::new(draft.text, keyboard)
 }
 
-fn plan_text(plan: &Plan, listed: usize, caps: Caps) -> String {
+fn plan_text(plan: &Plan, listed: usize, context: &[Block], caps: Caps) -> Draft {
     let total = plan.decisions.len();
     let done = settled(plan);
     let mut text = format!(
@@ -74,16 +83,28 @@ fn plan_text(plan: &Plan, listed: usize, caps: Caps) -> String {
         text.push('\n');
         text.push_str(&who.join(" · "));
     }
-    let context = text_block(&plan.context, caps.context.min(PLAN_CONTEXT));
-    if !context.is_empty() {
-        text.push_str(&format!("\n\n_{context}_"));
+    let context = excerpt(context, caps.context.min(PLAN_CONTEXT));
+    if !context.text.is_empty() {
+        text.push_str(&format!("\n\n{}", context.text));
     }
     if listed < total {
         text.push_str(&format!(
             "\n\n_Buttons list decisions 1–{listed} of {total}; ▶️ Continue and Next ➡️ reach the rest\\._"
         ));
     }
-    text
+    Draft {
+        text,
+        cut: context.cut,
+    }
+}
+
+/// The caption of the plan's file sent by `📄 Full context`: `📄 Full context of *Title*`.
+#[must_use]
+pub fn file_caption(plan: &Plan) -> String {
+    format!(
+        "📄 Full context of *{}*",
+        line(&plan.title, FILE_CAPTION_TITLE)
+    )
 }
 
 /// Ten cells, `▓` for each tenth settled (rounded down, so the bar is full only when all are).

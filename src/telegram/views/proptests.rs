@@ -1,11 +1,15 @@
 //! Property tests: for arbitrary plans, every view is valid MarkdownV2 within Telegram's limits, and
-//! every option button answers the option it was drawn for.
+//! every option button answers the option it was drawn for; contexts (arbitrary Markdown) show every
+//! word in order, or are cut with `… 📄 Full context` and its button.
 
 use proptest::prelude::*;
 
 use super::test_support::{assert_answer_buttons, assert_within_limits};
 use super::*;
 use crate::plan::{Decision, DecisionOption, DecisionStatus, Plan, PlanStatus, Priority};
+use crate::telegram::markdown_check::parse_markdown_v2;
+use crate::telegram::render::FULL_CONTEXT;
+use crate::telegram::render::arbitrary::{holds_in_order, markdown, words};
 
 /// Arbitrary text: any Unicode (controls included), or text dense in MarkdownV2 specials.
 fn text(max: usize) -> BoxedStrategy<String> {
@@ -16,6 +20,11 @@ fn text(max: usize) -> BoxedStrategy<String> {
         proptest::string::string_regex(&format!("\\PC{{0,{max}}}")).unwrap(),
     ]
     .boxed()
+}
+
+/// A context: arbitrary text, or Markdown dense in hostile constructs.
+fn context(max: usize) -> BoxedStrategy<String> {
+    prop_oneof![text(max), markdown(max / 4)].boxed()
 }
 
 fn status() -> impl Strategy<Value = DecisionStatus> {
@@ -31,7 +40,7 @@ fn arb_decision() -> impl Strategy<Value = Decision> {
         (text(90), text(120), status(), any::<bool>()),
         (any::<prop::sample::Index>(), any::<bool>(), text(300)),
         prop::collection::vec((text(80), text(120)), 0..=12),
-        text(3000),
+        context(3000),
     )
         .prop_map(
             |((id, title, status, allow_custom), (pick, pick_option, custom), options, context)| {
@@ -70,7 +79,7 @@ fn arb_plan() -> impl Strategy<Value = Plan> {
             prop::option::of(text(80)),
             prop::option::of(text(120)),
         ),
-        text(5000),
+        context(5000),
         prop::collection::vec(arb_decision(), 1..=30),
     )
         .prop_map(
@@ -125,5 +134,47 @@ proptest! {
     #[test]
     fn problem_reports_are_valid(file in text(300), reason in text(6000)) {
         assert_within_limits(&problem(&file, &reason));
+    }
+}
+
+/// A view showing `context` shows every word of it in order, or says it was cut and offers the file.
+fn shows_context(view: &View, context: &str) -> Result<(), TestCaseError> {
+    let plain = parse_markdown_v2(&view.text).map_err(TestCaseError::fail)?;
+    let offered = view
+        .buttons()
+        .any(|b| matches!(b.data, Callback::FullContext { .. }));
+    if offered {
+        prop_assert!(
+            plain.contains(FULL_CONTEXT),
+            "cut without saying so:\n{}",
+            plain
+        );
+    } else {
+        holds_in_order(&plain, &words(context)).map_err(TestCaseError::fail)?;
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn contexts_keep_their_words_or_offer_the_file(
+        plan_context in markdown(400),
+        contexts in prop::collection::vec(markdown(600), 1..=3),
+    ) {
+        let mut plan = super::test_support::spec_plan();
+        plan.context = plan_context;
+        for (d, context) in plan.decisions.iter_mut().zip(contexts) {
+            d.context = context;
+        }
+        let view = super::plan(&plan);
+        assert_within_limits(&view);
+        shows_context(&view, &plan.context)?;
+        for (i, d) in plan.decisions.iter().enumerate() {
+            let view = decision(&plan, i, None);
+            assert_within_limits(&view);
+            shows_context(&view, &d.context)?;
+        }
     }
 }

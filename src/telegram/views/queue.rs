@@ -4,7 +4,7 @@ use crate::plan::Plan;
 use crate::telegram::callback::Callback;
 
 use super::layout::{
-    Caps, fit, index16, line, pref, priority_counts, rows_of, settled, tag_prefix,
+    Caps, Draft, fit, index16, line, pref, priority_counts, rows_of, settled, tag_prefix,
 };
 use super::{Button, View};
 
@@ -38,8 +38,9 @@ pub fn queue(plans: &[&Plan], page: usize) -> View {
         for (i, plan) in shown.iter().enumerate() {
             text.push_str(&format!("\n{}\\. {}", first + i + 1, plan_line(plan, caps)));
         }
-        text
-    });
+        Draft::from(text)
+    })
+    .text;
 
     let numbers = shown
         .iter()

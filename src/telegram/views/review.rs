@@ -4,7 +4,7 @@ use crate::plan::{Decision, DecisionStatus, Plan};
 use crate::telegram::callback::Callback;
 
 use super::layout::{
-    Caps, MAX_DECISION_BUTTONS, button_text, code_line, fit, fit_first, index16, line, pref,
+    Caps, Draft, MAX_DECISION_BUTTONS, button_text, code_line, fit, fit_first, index16, line, pref,
     to_queue,
 };
 use super::{Button, View};
@@ -17,10 +17,13 @@ use super::{Button, View};
 pub fn review(plan: &Plan, confirm: Option<&str>) -> View {
     let total = plan.decisions.len();
     let listed = total.min(MAX_DECISION_BUTTONS);
-    let body = |caps: Caps| review_text(plan, listed, caps);
+    let body = |caps: Caps| Draft::from(review_text(plan, listed, caps));
     let text = confirm
-        .and_then(|header| fit_first(|caps| format!("{header}\n\n{}", body(caps))))
-        .unwrap_or_else(|| fit(body));
+        .and_then(|header| {
+            fit_first(|caps| Draft::from(format!("{header}\n\n{}", body(caps).text)))
+        })
+        .unwrap_or_else(|| fit(body))
+        .text;
 
     let mut keyboard: Vec<Vec<Button>> = plan
         .decisions
@@ -109,8 +112,9 @@ pub fn completion(plan: &Plan) -> View {
         if let Some(target) = plan.notify_target().filter(|t| !t.trim().is_empty()) {
             text.push_str(&format!("\n\n_Notifying: {}_", line(target, caps.label)));
         }
-        text
-    });
+        Draft::from(text)
+    })
+    .text;
     View::new(text, vec![vec![to_queue("📋 Back to Queue")]])
 }
 

@@ -3,7 +3,9 @@
 
 use insta::assert_snapshot;
 
-use super::test_support::{answer, assert_within_limits, render, skip, spec_plan, test_plan};
+use super::test_support::{
+    answer, assert_within_limits, render, rich_plan, skip, spec_plan, test_plan,
+};
 use super::*;
 use crate::plan::{Plan, Priority};
 
@@ -182,4 +184,21 @@ fn a_broken_confirm_header_is_dropped() {
     let view = decision(&plan, 0, Some("*unclosed"));
     assert_within_limits(&view);
     assert_eq!(view, decision(&plan, 0, None));
+}
+
+#[test]
+fn markdown_contexts() {
+    let plan = rich_plan();
+    snap("rich_plan", &super::plan(&plan));
+    assert_eq!(file_caption(&plan), "📄 Full context of *Cache rollout*");
+    snap("rich_decision_1", &decision(&plan, 0, None));
+    snap("rich_decision_2", &decision(&plan, 1, None));
+    let mut long = plan.clone();
+    long.decisions[0].context = [plan.context.as_str(); 8].join("\n\n");
+    let view = decision(&long, 0, None);
+    assert!(
+        view.to_plain()
+            .contains("… 📄 Full context\n\nA. 60 seconds")
+    );
+    snap("rich_decision_long", &view);
 }

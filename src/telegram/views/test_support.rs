@@ -12,6 +12,12 @@ pub fn spec_plan() -> Plan {
     parse(text, "spec-example").unwrap()
 }
 
+/// A plan whose contexts use every Markdown construct agents write (tests/fixtures/rich-context.md).
+pub fn rich_plan() -> Plan {
+    let text = include_str!("../../../tests/fixtures/rich-context.md");
+    parse(text, "rich-context").unwrap()
+}
+
 /// A second small plan (tests/fixtures/test-plan.md).
 pub fn test_plan() -> Plan {
     let text = include_str!("../../../tests/fixtures/test-plan.md");
