@@ -87,8 +87,9 @@ pub fn nudge(plan: &Plan, nudge: Nudge, now: DateTime<Utc>) -> View {
         if let Some(due) = due_line(plan, now) {
             text.push_str(&format!("\n{due}"));
         }
-        text
-    });
+        text.into()
+    })
+    .text;
     let open = Button::new("📂 Open", Callback::Open { plan: pref(plan) });
     View::new(text, vec![vec![open]])
 }
@@ -109,7 +110,9 @@ pub fn deadline_submitted(plan: &Plan) -> View {
             line(&plan.title, caps.title),
             escape(&deadline_counts(plan))
         )
-    });
+        .into()
+    })
+    .text;
     View::new(text, vec![vec![to_queue("📋 Open queue")]])
 }
 
@@ -156,8 +159,9 @@ pub fn nudge_burst(plans: &[&Plan], now: DateTime<Utc>) -> View {
         if hidden > 0 {
             text.push_str(&format!("\n_…and {hidden} more in the queue\\._"));
         }
-        text
-    });
+        text.into()
+    })
+    .text;
     let numbers = shown
         .iter()
         .enumerate()
