@@ -6,6 +6,7 @@ mod support;
 
 mod cli;
 mod cli_await;
+mod cli_hook;
 mod cli_init;
 mod cli_notifications;
 mod cli_support;
