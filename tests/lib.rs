@@ -15,5 +15,6 @@ mod daemon;
 mod daemon_concurrency;
 mod daemon_edges;
 mod daemon_faults;
+mod examples;
 mod mcp;
 mod store;
