@@ -1,11 +1,12 @@
 //! `arbiter hook claude-code` through the real binary: a Claude Code hook payload in, the question in
-//! pending/, the owner's answer written through the action layer (as a tap would), the exact decision JSON out.
-//! Every failure path still exits 0 with `ask`.
+//! pending/, the owner's answer written through the action layer (as a tap would) or tapped on the real daemon's
+//! fake Telegram, the exact decision JSON out. Every failure path still exits 0 with `ask`.
 
 use std::time::Duration;
 
 use crate::cli_support::{Arbiter, Output, collect};
 use crate::support::TempQueue;
+use crate::support::daemon::Running;
 use crate::support::owner::Owner;
 
 const BASH: &str = include_str!("fixtures/claude-code/pre-tool-use-bash.json");
@@ -238,4 +239,56 @@ fn an_unreachable_queue_or_bad_arguments_answer_ask() {
         )
     );
     assert_eq!(q.files("pending"), vec!["file".to_owned()]);
+}
+
+/// The whole way: the hook's question announced by the real daemon on (fake) Telegram, the owner's taps, the
+/// decision JSON out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn taps_in_telegram_answer_claude_code() {
+    let d = Running::start(TempQueue::new()).await;
+    let child = Arbiter::new(&d.queue)
+        .args(&["hook", "claude-code", "--timeout", "60s"])
+        .stdin(PR_BASH)
+        .spawn();
+    let announced = d
+        .wait_message(|m| m.plain.contains("Bash: npm install left-pad"))
+        .await;
+    let id = announced.message_id;
+    d.tap(id, "📂 Open").await;
+    let plan = d
+        .wait_message(|m| m.message_id == id && m.plain.contains("📄"))
+        .await;
+    assert!(
+        plan.plain
+            .contains("\"command\": \"npm install left-pad\",\n  \"description\""),
+        "{}",
+        plan.plain
+    );
+    d.tap(id, "▶️ Continue").await;
+    let question = d
+        .wait_message(|m| m.message_id == id && m.plain.contains("1/1 · Allow Bash?"))
+        .await;
+    assert!(
+        question
+            .plain
+            .contains("A. Allow\nB. Allow for this session (Bash(npm install:*))\nC. Deny"),
+        "{}",
+        question.plain
+    );
+    d.tap(id, "B").await;
+    let review = d
+        .wait_message(|m| m.plain.contains("Tap to edit, or submit"))
+        .await;
+    d.tap(review.message_id, "📤 Submit").await;
+    let out = tokio::task::spawn_blocking(move || collect(child))
+        .await
+        .unwrap();
+    assert_eq!(
+        decision(&out),
+        (
+            Some(0),
+            "{\"hookSpecificOutput\":{\"hookEventName\":\"PermissionRequest\",\"decision\":{\"behavior\":\"allow\",\"updatedPermissions\":[{\"behavior\":\"allow\",\"destination\":\"session\",\"rules\":[{\"ruleContent\":\"npm install:*\",\"toolName\":\"Bash\"}],\"type\":\"addRules\"}]}},\"systemMessage\":\"Allowed for this session by 93533553 via Arbiter\"}\n",
+            ""
+        )
+    );
 }
