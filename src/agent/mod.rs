@@ -2,6 +2,7 @@
 //! answers, wait for its completion, collect notifications. No token and no daemon needed: only the files.
 
 mod fill;
+pub mod hook;
 mod id;
 pub mod notifications;
 mod push;

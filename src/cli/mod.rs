@@ -10,6 +10,7 @@ use crate::agent::{self, AgentError};
 use crate::queue::Queue;
 
 use crate::plan::duration;
+mod hook;
 mod init;
 mod lint;
 mod list;
@@ -109,17 +110,29 @@ pub enum Command {
     },
     /// Serve the agent tools over MCP on standard input/output.
     Mcp,
+    /// Hook commands for agent tools: the hook input on stdin, the decision on stdout.
+    Hook {
+        #[command(subcommand)]
+        command: hook::HookCommand,
+    },
 }
 
 /// Runs the command line and returns the process exit code.
 #[must_use]
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() && hook::is_hook_call(std::env::args_os()) => {
+            return hook::bad_arguments(&e);
+        }
+        Err(e) => e.exit(),
+    };
     let queue = cli.queue.as_deref();
     let result = match cli.command {
         Command::Run { config } => return run::run(config),
         Command::Lint { files } => return lint::run(&files),
         Command::Init(args) => return init::run(args, cli.queue),
+        Command::Hook { command } => return hook::run(queue, command),
         Command::Demo => match crate::demo::run(&mut std::io::stdout()) {
             Ok(()) => return ExitCode::SUCCESS,
             Err(e) => {

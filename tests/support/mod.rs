@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod daemon;
+pub mod owner;
 
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,225 @@
+//! A hook call as a one-decision plan: the title names the tool and what it acts on, the context shows the
+//! tool input, the options are allow / allow for this session / deny.
+
+use serde_json::{Map, Value};
+
+use crate::agent::spec::{DecisionSpec, OptionSpec, PlanSpec};
+
+use super::input::{Event, HookInput};
+
+/// The plan's only decision.
+pub const DECISION_ID: &str = "permission";
+/// Option keys: what the human's tap records, and what [`super::verdict`] reads back.
+pub const ALLOW: &str = "allow";
+pub const ALLOW_SESSION: &str = "allow-session";
+pub const DENY: &str = "deny";
+/// Who asks, as the plan's `agent` (the first part of its file name).
+pub const AGENT: &str = "claude-code";
+
+/// Longest title, in characters (a long command is cut: the full one is in the context).
+const TITLE_MAX: usize = 100;
+/// Longest tool input shown, in characters (a `Write` can carry a whole file; plans over 1 MiB are not read).
+const INPUT_MAX: usize = 3000;
+
+/// What the command line adds to the plan.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlanOptions {
+    pub priority: Option<String>,
+    /// Default: the last component of Claude Code's working directory (the project's folder name).
+    pub tag: Option<String>,
+}
+
+/// The plan asking the human about this tool call.
+#[must_use]
+pub fn plan_spec(input: &HookInput, options: &PlanOptions) -> PlanSpec {
+    let mut choices = vec![option(ALLOW, "Allow")];
+    let session = session_updates(input);
+    if !session.is_empty() {
+        let label = format!("Allow for this session ({})", describe(&session));
+        choices.push(option(ALLOW_SESSION, &cut(&one_line(&label), TITLE_MAX)));
+    }
+    choices.push(option(DENY, "Deny"));
+    PlanSpec {
+        id: None,
+        title: title(input),
+        tag: options.tag.clone().or_else(|| project(input)),
+        priority: options.priority.clone(),
+        agent: Some(AGENT.to_owned()),
+        session: input.session_id.clone(),
+        notify_session: None,
+        context: Some(context(input)),
+        decisions: vec![DecisionSpec {
+            id: Some(DECISION_ID.to_owned()),
+            title: format!("Allow {}?", one_line(&input.tool_name)),
+            context: None,
+            // A typed answer denies the call and tells Claude what to do instead.
+            allow_custom: true,
+            options: choices,
+        }],
+    }
+}
+
+fn option(key: &str, label: &str) -> OptionSpec {
+    OptionSpec {
+        key: key.to_owned(),
+        label: Some(label.to_owned()),
+    }
+}
+
+/// `Bash: cargo test`, `Edit: /home/me/src/main.rs`, `mcp__github__create_issue`: one line, at most
+/// [`TITLE_MAX`] characters.
+#[must_use]
+pub fn title(input: &HookInput) -> String {
+    let tool = one_line(&input.tool_name);
+    let text = match subject(&input.tool_input) {
+        Some(subject) => format!("{tool}: {}", one_line(subject)),
+        None => tool,
+    };
+    cut(&text, TITLE_MAX)
+}
+
+/// What a tool acts on, from the input fields Claude Code's tools use (hooks reference, "PreToolUse input").
+fn subject(tool_input: &Map<String, Value>) -> Option<&str> {
+    [
+        "command",
+        "file_path",
+        "notebook_path",
+        "url",
+        "query",
+        "pattern",
+        "description",
+    ]
+    .into_iter()
+    .find_map(|key| tool_input.get(key)?.as_str())
+    .filter(|s| !s.trim().is_empty())
+}
+
+/// Who asks and where, then the tool input as pretty JSON in a code block. Pretty JSON keeps every string on
+/// one line (line breaks are escaped), so nothing in it can start a `## ` section of the plan.
+fn context(input: &HookInput) -> String {
+    let mut head = format!(
+        "Claude Code asks to use {}",
+        code_span(&one_line(&input.tool_name))
+    );
+    if let Some(cwd) = &input.cwd {
+        head.push_str(&format!(" in {}", code_span(&one_line(cwd))));
+    }
+    head.push_str(match input.event {
+        Event::PreToolUse => ".",
+        Event::PermissionRequest => " (its permission dialog).",
+    });
+    let json = serde_json::to_string_pretty(&input.tool_input).unwrap_or_default();
+    let shown = if json.chars().count() > INPUT_MAX {
+        let kept: String = json.chars().take(INPUT_MAX).collect();
+        let kept = kept.rsplit_once('\n').map_or(kept.as_str(), |(k, _)| k);
+        format!(
+            "{kept}\n… ({} more characters)",
+            json.chars().count() - kept.chars().count()
+        )
+    } else {
+        json
+    };
+    let fence = "`".repeat(longest_run(&shown, '`').max(2) + 1);
+    format!("{head}\n\n{fence}json\n{shown}\n{fence}")
+}
+
+/// The folder name of Claude Code's working directory, as a tag.
+fn project(input: &HookInput) -> Option<String> {
+    let cwd = input.cwd.as_deref()?.trim_end_matches('/');
+    let name = cwd.rsplit('/').next()?;
+    (!name.is_empty()).then(|| one_line(name))
+}
+
+/// The permission updates "allow for this session" applies: Claude Code's own suggestions for this request
+/// (`PermissionRequest` only), each kept in memory for the session (`destination: "session"`) instead of
+/// written to a settings file. Only updates that widen what this request needs are kept: allow rules, a mode
+/// other than `bypassPermissions`, added directories.
+#[must_use]
+pub fn session_updates(input: &HookInput) -> Vec<Map<String, Value>> {
+    if input.event != Event::PermissionRequest {
+        return Vec::new();
+    }
+    input
+        .permission_suggestions
+        .iter()
+        .filter(|entry| {
+            let field = |key: &str| entry.get(key).and_then(Value::as_str);
+            match field("type") {
+                Some("addRules") => field("behavior") == Some("allow"),
+                Some("setMode") => field("mode").is_some_and(|m| m != "bypassPermissions"),
+                Some("addDirectories") => true,
+                _ => false,
+            }
+        })
+        .map(|entry| {
+            let mut entry = entry.clone();
+            entry.insert("destination".to_owned(), Value::from("session"));
+            entry
+        })
+        .collect()
+}
+
+/// `Bash(npm install:*)`, `acceptEdits mode`, `access to /tmp/x`: what the session updates grant, for the label.
+fn describe(updates: &[Map<String, Value>]) -> String {
+    let mut parts = Vec::new();
+    for entry in updates {
+        let field = |key: &str| entry.get(key).and_then(Value::as_str).unwrap_or_default();
+        let list = |key: &str| entry.get(key).and_then(Value::as_array).cloned();
+        match field("type") {
+            "addRules" => {
+                for rule in list("rules").unwrap_or_default() {
+                    let tool = rule.get("toolName").and_then(Value::as_str).unwrap_or("?");
+                    parts.push(match rule.get("ruleContent").and_then(Value::as_str) {
+                        Some(content) => format!("{tool}({content})"),
+                        None => tool.to_owned(),
+                    });
+                }
+            }
+            "setMode" => parts.push(format!("{} mode", field("mode"))),
+            _ => {
+                let dirs: Vec<String> = list("directories")
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|d| d.as_str().map(str::to_owned))
+                    .collect();
+                parts.push(format!("access to {}", dirs.join(", ")));
+            }
+        }
+    }
+    parts.join(", ")
+}
+
+/// Whitespace runs (line breaks included) as one space, trimmed.
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// At most `max` characters, the last one `…` when cut.
+fn cut(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    let mut out: String = s.chars().take(max - 1).collect();
+    out.push('…');
+    out
+}
+
+/// `text` as inline code, whatever backticks it holds.
+fn code_span(text: &str) -> String {
+    let fence = "`".repeat(longest_run(text, '`') + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+fn longest_run(text: &str, c: char) -> usize {
+    let (mut longest, mut run) = (0, 0);
+    for ch in text.chars() {
+        run = if ch == c { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    longest
+}

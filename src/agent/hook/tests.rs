@@ -1,0 +1,377 @@
+//! The hook's pure parts on Claude Code hook payloads (tests/fixtures/claude-code/, built from the hooks
+//! reference's input schemas): input → plan, answer → decision JSON.
+
+use serde_json::json;
+
+use super::input::{self, Event};
+use super::question::{self, PlanOptions};
+use super::verdict::{self, OnTimeout, Verdict};
+use crate::agent::spec;
+use crate::plan::{self, Edit, Plan};
+
+const BASH: &str = include_str!("../../../tests/fixtures/claude-code/pre-tool-use-bash.json");
+const EDIT: &str = include_str!("../../../tests/fixtures/claude-code/pre-tool-use-edit.json");
+const MCP: &str = include_str!("../../../tests/fixtures/claude-code/pre-tool-use-mcp.json");
+const PR_BASH: &str =
+    include_str!("../../../tests/fixtures/claude-code/permission-request-bash.json");
+const PR_EDIT: &str =
+    include_str!("../../../tests/fixtures/claude-code/permission-request-edit.json");
+const NOW: &str = "2026-02-01T10:00:00Z";
+const OWNER: &str = "93533553";
+
+/// The plan file the hook would push for `payload`, as `push` validates and renders it.
+fn plan_text(payload: &str) -> String {
+    let input = input::parse(payload).unwrap();
+    let spec = question::plan_spec(&input, &PlanOptions::default());
+    spec::validate(&spec).unwrap();
+    let text = spec::render(&spec, "h1", NOW);
+    let plan = plan::parse(&text, "h1").unwrap();
+    spec::verify(&spec, &plan).unwrap();
+    text
+}
+
+/// The completed plan after the owner's `edit` (an answer, a skip) and a submit.
+fn answered(payload: &str, edit: &Edit) -> Plan {
+    let text = plan::apply(&plan_text(payload), "h1", edit, Some(OWNER), NOW).unwrap();
+    let text = plan::apply(&text, "h1", &Edit::Submit, Some(OWNER), NOW).unwrap();
+    plan::parse(&text, "h1").unwrap()
+}
+
+fn pick(key: &str, label: &str) -> Edit {
+    Edit::Answer {
+        decision: question::DECISION_ID.into(),
+        key: key.into(),
+        label: label.into(),
+    }
+}
+
+/// The decision JSON the hook prints for `payload` answered with `edit`.
+fn reply(payload: &str, edit: &Edit) -> Option<String> {
+    let input = input::parse(payload).unwrap();
+    let plan = answered(payload, edit);
+    verdict::output(input.event, &verdict::of_answer(&plan, &input))
+}
+
+#[test]
+fn reads_the_recorded_payloads() {
+    let bash = input::parse(BASH).unwrap();
+    assert_eq!(
+        (bash.event, bash.tool_name.as_str(), bash.cwd.as_deref()),
+        (Event::PreToolUse, "Bash", Some("/home/dev/shop"))
+    );
+    assert_eq!(
+        bash.session_id.as_deref(),
+        Some("9d5c1c3e-7a4f-4b59-a8e2-5c4b2f0e6f11")
+    );
+    assert!(bash.permission_suggestions.is_empty());
+    assert_eq!(
+        input::parse(MCP).unwrap().tool_name,
+        "mcp__github__create_issue"
+    );
+    let pr = input::parse(PR_BASH).unwrap();
+    assert_eq!(
+        (pr.event, pr.permission_suggestions.len()),
+        (Event::PermissionRequest, 1)
+    );
+}
+
+#[test]
+fn a_malformed_input_says_why_and_in_which_format_to_ask() {
+    let cases: [(&str, Option<Event>, &str); 6] = [
+        ("", Some(Event::PreToolUse), "the hook input is not JSON"),
+        ("[1]", Some(Event::PreToolUse), "not a JSON object"),
+        (
+            r#"{"tool_name": "Bash"}"#,
+            Some(Event::PreToolUse),
+            "no `hook_event_name`",
+        ),
+        (
+            r#"{"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {}}"#,
+            None,
+            "`PostToolUse` is not an event this hook answers",
+        ),
+        (
+            r#"{"hook_event_name": "PermissionRequest", "tool_input": {}}"#,
+            Some(Event::PermissionRequest),
+            "the PermissionRequest hook input has no `tool_name` string",
+        ),
+        (
+            r#"{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": "ls"}"#,
+            Some(Event::PreToolUse),
+            "has no `tool_input` object",
+        ),
+    ];
+    for (text, answer_as, reason) in cases {
+        let e = input::parse(text).unwrap_err();
+        assert_eq!(e.answer_as, answer_as, "{text}");
+        assert!(e.reason.contains(reason), "{text}: {}", e.reason);
+        assert_eq!(input::answer_as(text), answer_as);
+    }
+}
+
+#[test]
+fn the_bash_question_as_the_human_gets_it() {
+    assert_eq!(
+        plan_text(BASH),
+        r#"---
+id: h1
+version: 1
+agent: claude-code
+session: "9d5c1c3e-7a4f-4b59-a8e2-5c4b2f0e6f11"
+tag: shop
+title: "Bash: rm -rf target && cargo test --workspace"
+priority: normal
+status: pending
+created_at: 2026-02-01T10:00:00Z
+updated_at: 2026-02-01T10:00:00Z
+completed_at: null
+total: 1
+answered: 0
+remaining: 1
+---
+
+# Bash: rm -rf target && cargo test --workspace
+
+Claude Code asks to use `Bash` in `/home/dev/shop`.
+
+```json
+{
+  "command": "rm -rf target && cargo test --workspace",
+  "description": "Clean build and run the test suite",
+  "run_in_background": false,
+  "timeout": 120000
+}
+```
+
+---
+
+## Decision 1: Allow Bash?
+
+id: permission
+status: pending
+answer: null
+answered_at: null
+allow_custom: true
+
+**Options:**
+- `allow` — Allow
+- `deny` — Deny
+"#
+    );
+}
+
+#[test]
+fn titles_name_the_tool_and_what_it_acts_on() {
+    let title = |payload: &str| question::title(&input::parse(payload).unwrap());
+    assert_eq!(title(EDIT), "Edit: /home/dev/shop/src/config.rs");
+    assert_eq!(title(MCP), "mcp__github__create_issue");
+    let long = json!({
+        "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": format!("echo one\n  echo two && {}", "x".repeat(200))}
+    });
+    let long = title(&long.to_string());
+    assert!(long.starts_with("Bash: echo one echo two && xxx"), "{long}");
+    assert_eq!(long.chars().count(), 100);
+    assert!(long.ends_with('…'));
+}
+
+#[test]
+fn the_mcp_and_edit_questions_show_the_tool_input() {
+    let mcp = plan_text(MCP);
+    assert!(
+        mcp.contains("Claude Code asks to use `mcp__github__create_issue` in `/home/dev/shop`."),
+        "{mcp}"
+    );
+    // Line breaks and backticks of the input stay escaped inside the JSON block.
+    assert!(
+        mcp.contains(r#""body": "Steps:\n1. Empty the cart\n2. Press `Checkout`\n\nExpected"#),
+        "{mcp}"
+    );
+    let edit = plan_text(EDIT);
+    assert!(
+        edit.contains(r#""new_string": "const MAX_RETRIES: u32 = 5;","#),
+        "{edit}"
+    );
+}
+
+#[test]
+fn hostile_input_still_makes_a_plan_that_reads_back() {
+    let nasty = json!({
+        "hook_event_name": "PermissionRequest",
+        "cwd": "/tmp/`odd`\ndir",
+        "tool_name": "Bash\n## Decision 2: x",
+        "tool_input": {
+            "command": "```\n## Decision 2: Sneaky\n**Options:**\n- `a` — b\n---\nstatus: completed",
+            "content": "y".repeat(10_000)
+        },
+        "permission_suggestions": [
+            {"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "rm\n-rf"}],
+             "behavior": "allow", "destination": "userSettings"}
+        ]
+    });
+    let text = plan_text(&nasty.to_string());
+    let plan = plan::parse(&text, "h1").unwrap();
+    assert_eq!(plan.decisions.len(), 1);
+    assert_eq!(plan.decisions[0].options.len(), 3);
+    assert_eq!(
+        plan.decisions[0].options[1].label,
+        "Allow for this session (Bash(rm -rf))"
+    );
+    assert!(
+        text.contains("\n… (10018 more characters)\n````\n"),
+        "the long input is cut: {text}"
+    );
+    assert!(text.len() < 5_000, "{}", text.len());
+}
+
+#[test]
+fn allow_for_this_session_is_offered_only_with_claude_codes_suggestions() {
+    let options = |payload: &str| {
+        plan::parse(&plan_text(payload), "h1").unwrap().decisions[0]
+            .options
+            .iter()
+            .map(|o| format!("{} — {}", o.key, o.label))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(options(BASH), ["allow — Allow", "deny — Deny"]);
+    assert_eq!(
+        options(PR_BASH),
+        [
+            "allow — Allow",
+            "allow-session — Allow for this session (Bash(npm install:*))",
+            "deny — Deny"
+        ]
+    );
+    assert_eq!(
+        options(PR_EDIT)[1],
+        "allow-session — Allow for this session (acceptEdits mode)"
+    );
+}
+
+#[test]
+fn session_updates_stay_in_the_session_and_never_bypass_permissions() {
+    let input = input::parse(
+        &json!({
+            "hook_event_name": "PermissionRequest", "tool_name": "Edit", "tool_input": {},
+            "permission_suggestions": [
+                {"type": "addRules", "rules": [{"toolName": "Edit"}], "behavior": "allow", "destination": "projectSettings"},
+                {"type": "addRules", "rules": [{"toolName": "Bash"}], "behavior": "deny", "destination": "session"},
+                {"type": "setMode", "mode": "bypassPermissions", "destination": "session"},
+                {"type": "addDirectories", "directories": ["/srv/data"], "destination": "localSettings"},
+                {"type": "removeRules", "rules": [{"toolName": "Read"}], "behavior": "deny", "destination": "session"},
+                {"type": "toolAlwaysAllow", "tool": "Edit"},
+                "not an entry"
+            ]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    assert_eq!(
+        json!(question::session_updates(&input)),
+        json!([
+            {"type": "addRules", "rules": [{"toolName": "Edit"}], "behavior": "allow", "destination": "session"},
+            {"type": "addDirectories", "directories": ["/srv/data"], "destination": "session"}
+        ])
+    );
+    let mut pre = input;
+    pre.event = Event::PreToolUse;
+    assert!(question::session_updates(&pre).is_empty());
+}
+
+#[test]
+fn pre_tool_use_answers_as_permission_decisions() {
+    assert_eq!(
+        reply(BASH, &pick("allow", "Allow")).unwrap(),
+        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"Allowed by 93533553 via Arbiter"}}"#
+    );
+    assert_eq!(
+        reply(EDIT, &pick("deny", "Deny")).unwrap(),
+        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Denied by 93533553 via Arbiter"}}"#
+    );
+    let custom = Edit::Custom {
+        decision: question::DECISION_ID.into(),
+        text: "Open the issue in acme/backend instead".into(),
+    };
+    assert_eq!(
+        reply(MCP, &custom).unwrap(),
+        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Denied by 93533553 via Arbiter: Open the issue in acme/backend instead"}}"#
+    );
+    let skip = Edit::Skip {
+        decision: question::DECISION_ID.into(),
+    };
+    assert_eq!(
+        reply(BASH, &skip).unwrap(),
+        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"Skipped by 93533553 in Arbiter; answer here"}}"#
+    );
+}
+
+#[test]
+fn permission_request_answers_as_decision_behaviors() {
+    assert_eq!(
+        reply(PR_BASH, &pick("allow", "Allow")).unwrap(),
+        r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}},"systemMessage":"Allowed by 93533553 via Arbiter"}"#
+    );
+    assert_eq!(
+        reply(
+            PR_BASH,
+            &pick(
+                "allow-session",
+                "Allow for this session (Bash(npm install:*))"
+            )
+        )
+        .unwrap(),
+        r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"behavior":"allow","destination":"session","rules":[{"ruleContent":"npm install:*","toolName":"Bash"}],"type":"addRules"}]}},"systemMessage":"Allowed for this session by 93533553 via Arbiter"}"#
+    );
+    assert_eq!(
+        reply(PR_EDIT, &pick("deny", "Deny")).unwrap(),
+        r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"Denied by 93533553 via Arbiter"}}}"#
+    );
+    // No "ask" behavior: no decision leaves Claude Code's dialog in place.
+    let skip = Edit::Skip {
+        decision: question::DECISION_ID.into(),
+    };
+    assert_eq!(reply(PR_EDIT, &skip), None);
+}
+
+#[test]
+fn timeouts_answer_as_told() {
+    let out = |on: OnTimeout, event: Event| verdict::output(event, &verdict::of_timeout(on, "2s"));
+    assert_eq!(
+        out(OnTimeout::Ask, Event::PreToolUse).unwrap(),
+        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"No answer via Arbiter within 2s"}}"#
+    );
+    assert_eq!(
+        out(OnTimeout::Allow, Event::PreToolUse).unwrap(),
+        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"No answer via Arbiter within 2s: allowed (--on-timeout allow)"}}"#
+    );
+    assert_eq!(
+        out(OnTimeout::Deny, Event::PermissionRequest).unwrap(),
+        r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"No answer via Arbiter within 2s: denied (--on-timeout deny)"}}}"#
+    );
+    assert_eq!(out(OnTimeout::Ask, Event::PermissionRequest), None);
+    assert_eq!(
+        verdict::of_timeout(OnTimeout::Ask, "9m"),
+        Verdict::Ask {
+            reason: "No answer via Arbiter within 9m".into()
+        }
+    );
+}
+
+#[test]
+fn a_fallback_asks_in_the_events_format_and_explains_on_stderr() {
+    let reply = super::Reply::fallback(Some(Event::PreToolUse), "the queue is unreachable: x");
+    assert_eq!(
+        reply.stdout.as_deref(),
+        Some(
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"Arbiter could not ask: the queue is unreachable: x"}}"#
+        )
+    );
+    assert_eq!(
+        reply.stderr.as_deref(),
+        Some("arbiter: the queue is unreachable: x; answering `ask`")
+    );
+    assert_eq!(
+        super::Reply::fallback(Some(Event::PermissionRequest), "x").stdout,
+        None
+    );
+}

@@ -1,0 +1,172 @@
+//! The human's answer as Claude Code's hook output (code.claude.com/docs/en/hooks, "PreToolUse decision
+//! control", "PermissionRequest decision control", "Permission update entries", "JSON output").
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::plan::{DecisionStatus, Plan};
+
+use super::input::{Event, HookInput};
+use super::question::{self, ALLOW, ALLOW_SESSION, DECISION_ID, DENY};
+
+/// What the hook tells Claude Code.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Run the tool; `session` holds the permission updates to keep for the session (`PermissionRequest`).
+    Allow {
+        reason: String,
+        session: Vec<Map<String, Value>>,
+    },
+    /// Don't run it; the reason is what Claude reads.
+    Deny { reason: String },
+    /// No decision here: Claude Code asks in its own prompt (the reason is shown there on `PreToolUse`).
+    Ask { reason: String },
+}
+
+/// What to answer when the human has not answered in time (`--on-timeout`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnTimeout {
+    Allow,
+    Deny,
+    /// Fall back to Claude Code's own permission prompt.
+    #[default]
+    Ask,
+}
+
+/// The verdict a completed plan holds: its decision's answer, by whom.
+#[must_use]
+pub fn of_answer(plan: &Plan, input: &HookInput) -> Verdict {
+    let Some(decision) = plan.decision(DECISION_ID) else {
+        return Verdict::Ask {
+            reason: format!("The Arbiter plan lost its `{DECISION_ID}` decision; answer here"),
+        };
+    };
+    let by = match decision.answered_by.as_deref() {
+        Some(who) if !who.is_empty() => format!(" by {who}"),
+        _ => String::new(),
+    };
+    let answer = decision.answer.as_deref().unwrap_or_default();
+    match decision.status {
+        DecisionStatus::Answered => match answer {
+            ALLOW => Verdict::Allow {
+                reason: format!("Allowed{by} via Arbiter"),
+                session: Vec::new(),
+            },
+            ALLOW_SESSION => Verdict::Allow {
+                reason: format!("Allowed for this session{by} via Arbiter"),
+                session: question::session_updates(input),
+            },
+            DENY => Verdict::Deny {
+                reason: format!("Denied{by} via Arbiter"),
+            },
+            // A typed answer: the human's instruction, for Claude to follow instead.
+            text => Verdict::Deny {
+                reason: format!("Denied{by} via Arbiter: {}", text.trim()),
+            },
+        },
+        DecisionStatus::Skipped => Verdict::Ask {
+            reason: format!("Skipped{by} in Arbiter; answer here"),
+        },
+        DecisionStatus::Pending => Verdict::Ask {
+            reason: "The Arbiter plan was completed without an answer; answer here".to_owned(),
+        },
+    }
+}
+
+/// The verdict when no answer came within `waited` (a duration as the user reads it: `2s`, `9m`).
+#[must_use]
+pub fn of_timeout(on_timeout: OnTimeout, waited: &str) -> Verdict {
+    let none = format!("No answer via Arbiter within {waited}");
+    match on_timeout {
+        OnTimeout::Allow => Verdict::Allow {
+            reason: format!("{none}: allowed (--on-timeout allow)"),
+            session: Vec::new(),
+        },
+        OnTimeout::Deny => Verdict::Deny {
+            reason: format!("{none}: denied (--on-timeout deny)"),
+        },
+        OnTimeout::Ask => Verdict::Ask { reason: none },
+    }
+}
+
+/// The JSON line to print for `verdict`, or `None` for nothing at all: a `PermissionRequest` hook has no
+/// "ask", and one that returns no decision leaves Claude Code's permission dialog in place.
+#[must_use]
+pub fn output(event: Event, verdict: &Verdict) -> Option<String> {
+    let out = match event {
+        Event::PreToolUse => {
+            let (decision, reason) = match verdict {
+                Verdict::Allow { reason, .. } => ("allow", reason),
+                Verdict::Deny { reason } => ("deny", reason),
+                Verdict::Ask { reason } => ("ask", reason),
+            };
+            Output {
+                hook_specific_output: Specific::PreToolUse {
+                    hook_event_name: event.name(),
+                    permission_decision: decision,
+                    permission_decision_reason: reason,
+                },
+                system_message: None,
+            }
+        }
+        Event::PermissionRequest => {
+            let (decision, system_message) = match verdict {
+                // `decision` has no reason field for allow: the user sees who allowed as a system message.
+                Verdict::Allow { reason, session } => (
+                    Decision::Allow {
+                        updated_permissions: session,
+                    },
+                    Some(reason.as_str()),
+                ),
+                Verdict::Deny { reason } => (Decision::Deny { message: reason }, None),
+                Verdict::Ask { .. } => return None,
+            };
+            Output {
+                hook_specific_output: Specific::PermissionRequest {
+                    hook_event_name: event.name(),
+                    decision,
+                },
+                system_message,
+            }
+        }
+    };
+    serde_json::to_string(&out).ok()
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Output<'a> {
+    hook_specific_output: Specific<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system_message: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged, rename_all_fields = "camelCase")]
+enum Specific<'a> {
+    PreToolUse {
+        hook_event_name: &'a str,
+        permission_decision: &'a str,
+        permission_decision_reason: &'a str,
+    },
+    PermissionRequest {
+        hook_event_name: &'a str,
+        decision: Decision<'a>,
+    },
+}
+
+#[derive(Serialize)]
+#[serde(
+    tag = "behavior",
+    rename_all = "lowercase",
+    rename_all_fields = "camelCase"
+)]
+enum Decision<'a> {
+    Allow {
+        #[serde(skip_serializing_if = "<[_]>::is_empty")]
+        updated_permissions: &'a [Map<String, Value>],
+    },
+    Deny {
+        message: &'a str,
+    },
+}

@@ -1,0 +1,106 @@
+//! The human, as the daemon would act for them: answers written through the owner-action layer, exactly as a
+//! tap would (position + fingerprint of what was shown), by the owner's user id.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use arbiter_zebu::actions::{Access, Action, Actions, Actor, Outcome, seen};
+use arbiter_zebu::queue::{Loaded, Queue};
+
+pub const OWNER: u64 = 93533553;
+const NOW: &str = "2026-02-01T10:00:00Z";
+
+/// The owner acting on the queue at `root`.
+pub struct Owner {
+    actions: Actions,
+}
+
+impl Owner {
+    #[must_use]
+    pub fn new(root: &Path) -> Owner {
+        let queue = Queue::open(root, true).expect("open queue");
+        Owner {
+            actions: Actions::new(queue, Access::new([OWNER])),
+        }
+    }
+
+    /// Waits (at most `timeout`) until a plan is pending, and returns the first one.
+    #[must_use]
+    pub fn wait_for_plan(&self, timeout: Duration) -> Option<Loaded> {
+        let start = Instant::now();
+        loop {
+            if let Some(plan) = self
+                .actions
+                .queue()
+                .scan_pending()
+                .ok()
+                .and_then(|scan| scan.plans.into_iter().next())
+            {
+                return Some(plan);
+            }
+            if start.elapsed() > timeout {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Taps option `key` of decision `decision_id` on the plan as it is now.
+    pub fn answer(&self, plan_id: &str, decision_id: &str, key: &str) {
+        let loaded = self.current(plan_id);
+        let (decision, d) = loaded
+            .plan
+            .decisions
+            .iter()
+            .enumerate()
+            .find(|(_, d)| d.id == decision_id)
+            .unwrap_or_else(|| panic!("no decision `{decision_id}` in {}", loaded.path.display()));
+        let (option, o) = d
+            .options
+            .iter()
+            .enumerate()
+            .find(|(_, o)| o.key == key)
+            .unwrap_or_else(|| panic!("no option `{key}` in decision `{decision_id}`"));
+        let action = Action::Answer {
+            decision,
+            option,
+            seen: seen::of_option(d, o),
+        };
+        self.take(plan_id, &action);
+    }
+
+    /// Types `text` as the answer to decision `decision_id`.
+    pub fn custom(&self, plan_id: &str, decision_id: &str, text: &str) {
+        let action = Action::Custom {
+            decision_id: decision_id.to_owned(),
+            text: text.to_owned(),
+        };
+        self.take(plan_id, &action);
+    }
+
+    /// Taps Submit.
+    pub fn submit(&self, plan_id: &str) {
+        match self
+            .actions
+            .take(Actor::User(OWNER), plan_id, &Action::Submit, NOW)
+        {
+            Outcome::Submitted { .. } => {}
+            other => panic!("submit of `{plan_id}`: {other:?}"),
+        }
+    }
+
+    fn take(&self, plan_id: &str, action: &Action) {
+        match self.actions.take(Actor::User(OWNER), plan_id, action, NOW) {
+            Outcome::Recorded { .. } => {}
+            other => panic!("{action:?} on `{plan_id}`: {other:?}"),
+        }
+    }
+
+    fn current(&self, plan_id: &str) -> Loaded {
+        self.actions
+            .queue()
+            .find_pending(plan_id)
+            .expect("scan")
+            .unwrap_or_else(|| panic!("plan `{plan_id}` is not pending"))
+    }
+}
