@@ -14,6 +14,7 @@ mod cli_support;
 mod crash;
 mod daemon;
 mod daemon_concurrency;
+mod daemon_deadlines;
 mod daemon_documents;
 mod daemon_edges;
 mod daemon_faults;

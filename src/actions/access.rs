@@ -43,6 +43,13 @@ impl Access {
         self.allowed.contains(&user)
     }
 
+    /// The member a plan names in a list of people (`escalate_to`): a member's user id. (Names come with the
+    /// config's `people`.) `None`: nobody the bot may talk to.
+    #[must_use]
+    pub fn resolve(&self, person: &str) -> Option<u64> {
+        person.trim().parse().ok().filter(|id| self.is_member(*id))
+    }
+
     /// The users the front ends talk to unprompted (announcements).
     pub fn members(&self) -> impl Iterator<Item = u64> + '_ {
         self.allowed.iter().copied()

@@ -30,6 +30,19 @@ pub enum Notice {
     Startup(Vec<Plan>),
     New(Vec<Plan>),
     Problem(Problem),
+    /// `remind_every` passed (folded with other announcements in a burst, like new plans).
+    Reminder(Plan),
+    /// `escalate_after` passed: the plan goes to these users.
+    Escalated(Plan, Vec<u64>),
+    /// The deadline submitted the plan.
+    DeadlineSubmitted(Plan),
+}
+
+/// Why a plan is announced: it is new, or it is a reminder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Heads {
+    New,
+    Reminder,
 }
 
 /// The start-up scan, before the daemon polls: what is pending now gets one summary, not one message each.
@@ -94,10 +107,10 @@ fn absorb(ctx: &Ctx, scan: Scan, notices: &mpsc::UnboundedSender<Notice>) -> Vec
     new
 }
 
-/// Sends notices to every allowed user, folding bursts of new plans into one message.
+/// Sends notices to every allowed user, folding bursts of new plans (and of reminders) into one message each.
 pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
     let mut recent: VecDeque<Instant> = VecDeque::new();
-    let mut held: Vec<Plan> = Vec::new();
+    let mut held: Vec<(Heads, Plan)> = Vec::new();
     loop {
         let notice = if held.is_empty() {
             notices.recv().await
@@ -107,12 +120,17 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
                 Ok(n) => n,
                 Err(_) => {
                     let burst = std::mem::take(&mut held);
-                    broadcast(
-                        &ctx,
-                        &burst_view(&burst),
-                        burst.iter().all(|p| p.priority == Priority::Low),
-                    )
-                    .await;
+                    for heads in [Heads::New, Heads::Reminder] {
+                        let plans: Vec<Plan> = burst
+                            .iter()
+                            .filter(|(h, _)| *h == heads)
+                            .map(|(_, p)| p.clone())
+                            .collect();
+                        if !plans.is_empty() {
+                            let silent = plans.iter().all(|p| p.priority == Priority::Low);
+                            broadcast(&ctx, &burst_view(heads, &plans), silent).await;
+                        }
+                    }
                     recent.clear();
                     recent.push_back(Instant::now());
                     continue;
@@ -138,41 +156,66 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
                 .await;
             }
             Notice::New(plans) => {
-                let now = Instant::now();
-                while recent
-                    .front()
-                    .is_some_and(|t| now.duration_since(*t) > BURST_WINDOW)
-                {
-                    recent.pop_front();
-                }
-                for plan in plans {
-                    if held.is_empty() && recent.len() < BURST_LIMIT {
-                        recent.push_back(Instant::now());
-                        broadcast(
-                            &ctx,
-                            &views::announcement(&plan),
-                            plan.priority == Priority::Low,
-                        )
-                        .await;
-                    } else {
-                        held.push(plan);
-                    }
-                }
+                let items = plans.into_iter().map(|p| (Heads::New, p)).collect();
+                announce(&ctx, &mut recent, &mut held, items).await;
+            }
+            Notice::Reminder(plan) => {
+                announce(&ctx, &mut recent, &mut held, vec![(Heads::Reminder, plan)]).await;
+            }
+            Notice::Escalated(plan, users) => {
+                let view = views::nudge(&plan, views::Nudge::Escalated, chrono::Utc::now());
+                send_to(&ctx, users, &view, false).await;
+            }
+            Notice::DeadlineSubmitted(plan) => {
+                broadcast(&ctx, &views::deadline_submitted(&plan), false).await;
             }
         }
     }
 }
 
-fn burst_view(plans: &[Plan]) -> views::View {
-    if plans.len() == 1 {
-        return views::announcement(&plans[0]);
+/// Sends each item at once while fewer than [`BURST_LIMIT`] went out in the last [`BURST_WINDOW`]; holds the
+/// rest for one folded message.
+async fn announce(
+    ctx: &Ctx,
+    recent: &mut VecDeque<Instant>,
+    held: &mut Vec<(Heads, Plan)>,
+    items: Vec<(Heads, Plan)>,
+) {
+    let now = Instant::now();
+    while recent
+        .front()
+        .is_some_and(|t| now.duration_since(*t) > BURST_WINDOW)
+    {
+        recent.pop_front();
     }
-    let refs: Vec<&Plan> = plans.iter().collect();
-    views::announcement_burst(&refs)
+    for (heads, plan) in items {
+        if held.is_empty() && recent.len() < BURST_LIMIT {
+            recent.push_back(Instant::now());
+            let silent = plan.priority == Priority::Low;
+            broadcast(ctx, &burst_view(heads, std::slice::from_ref(&plan)), silent).await;
+        } else {
+            held.push((heads, plan));
+        }
+    }
+}
+
+fn burst_view(heads: Heads, plans: &[Plan]) -> views::View {
+    let now = chrono::Utc::now();
+    match (heads, plans) {
+        (Heads::New, [one]) => views::announcement(one),
+        (Heads::Reminder, [one]) => views::nudge(one, views::Nudge::Reminder, now),
+        (Heads::New, _) => views::announcement_burst(&plans.iter().collect::<Vec<_>>()),
+        (Heads::Reminder, _) => views::nudge_burst(&plans.iter().collect::<Vec<_>>(), now),
+    }
 }
 
 async fn broadcast(ctx: &Ctx, view: &views::View, silent: bool) {
-    for user in ctx.actions.access().members() {
+    let members: Vec<u64> = ctx.actions.access().members().collect();
+    send_to(ctx, members, view, silent).await;
+}
+
+async fn send_to(ctx: &Ctx, users: Vec<u64>, view: &views::View, silent: bool) {
+    for user in users {
         if let Err(e) = ctx
             .api
             .send(ChatId(user as i64), view, silent, Patience::Persistent)

@@ -7,7 +7,7 @@ use teloxide::types::{CallbackQuery, ChatId, MessageId};
 
 use crate::actions::{Action, Actor, Outcome};
 use crate::plan::Plan;
-use crate::queue::Loaded;
+use crate::queue::{Loaded, Location, load};
 use crate::telegram::callback::{Callback, PlanRef};
 use crate::telegram::markdown::truncate;
 use crate::telegram::views;
@@ -17,6 +17,7 @@ use super::state::CustomMode;
 
 const STALE: &str = "This plan changed since this view was drawn. Nothing was recorded; here is the current version.";
 const INVALID: &str = "This button is no longer valid.";
+const ALREADY_SUBMITTED: &str = "This plan was already submitted. Nothing was recorded.";
 
 /// Which view answers a tap whose action changed nothing.
 #[derive(Debug, Clone, Copy)]
@@ -125,10 +126,12 @@ pub async fn handle(ctx: &Ctx, q: CallbackQuery) {
                 return;
             };
             let Some(id) = ctx.resolve(&plan).await else {
-                return tap.plan_gone().await;
+                return tap.gone(&plan).await;
             };
-            let outcome = ctx.act(tap.actor, &id, action).await;
-            tap.respond(outcome, screen).await;
+            match ctx.act(tap.actor, &id, action).await {
+                Outcome::Gone => tap.gone(&plan).await,
+                outcome => tap.respond(outcome, screen).await,
+            }
         }
     }
 }
@@ -148,6 +151,9 @@ impl Tap<'_> {
                 self.settled(&next_view(&plan.plan, decision)).await;
             }
             Outcome::Submitted { plan, notify } => {
+                self.ctx
+                    .state
+                    .remember_completed(&plan.plan.id, plan.path.clone());
                 tracing::info!(plan = %plan.plan.id, notify = ?notify, "plan submitted");
                 self.answer(Some("📤 Submitted"), false).await;
                 self.show(&views::completion(&plan.plan)).await;
@@ -221,6 +227,26 @@ impl Tap<'_> {
             Err(error) => {
                 tracing::error!(plan = %loaded.plan.id, %error, "can't send the plan file")
             }
+        }
+    }
+
+    /// The plan a button names is not pending: if it was submitted while the daemon ran (by a person or its
+    /// deadline), say so and show its completion view; else "Plan not found" and the queue.
+    async fn gone(&self, plan: &PlanRef) {
+        let path = self.ctx.state.completed(plan);
+        let loaded = match path {
+            Some(path) => tokio::task::spawn_blocking(move || load(&path, Location::Completed))
+                .await
+                .ok()
+                .and_then(Result::ok),
+            None => None,
+        };
+        match loaded.filter(|l| self.ctx.actions.access().sees(self.actor, &l.plan)) {
+            Some(l) => {
+                self.answer(Some(ALREADY_SUBMITTED), true).await;
+                self.show(&views::completion(&l.plan)).await;
+            }
+            None => self.plan_gone().await,
         }
     }
 

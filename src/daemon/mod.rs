@@ -5,6 +5,7 @@
 mod announce;
 pub mod api;
 mod callbacks;
+mod clock;
 mod context;
 pub mod lockfile;
 mod messages;
@@ -174,11 +175,23 @@ async fn poll(
     }
 
     let (notice_tx, notice_rx) = mpsc::unbounded_channel();
+    let mut first_scan = first_scan;
+    clock::catch_up(&ctx, &mut first_scan, &notice_tx).await;
     announce::initial_scan(&ctx, first_scan, &notice_tx);
     let (watch, signals) = watcher::watch(&[ctx.queue().pending_dir()], settings.watch);
-    let watching = tokio::spawn(announce::watch_loop(ctx.clone(), signals, notice_tx));
+    let watching = tokio::spawn(announce::watch_loop(
+        ctx.clone(),
+        signals,
+        notice_tx.clone(),
+    ));
+    let timing = tokio::spawn(clock::run(ctx.clone(), notice_tx));
     let announcing = tokio::spawn(announce::announcer(ctx.clone(), notice_rx));
-    let _guards = (watch, AbortOnDrop(watching), AbortOnDrop(announcing));
+    let _guards = (
+        watch,
+        AbortOnDrop(watching),
+        AbortOnDrop(announcing),
+        AbortOnDrop(timing),
+    );
 
     let mut workers: HashMap<u64, mpsc::UnboundedSender<Update>> = HashMap::new();
     let mut refused: HashSet<u64> = HashSet::new();

@@ -33,6 +33,9 @@ impl Snapshot {
     }
 }
 
+/// How many submitted plans [`State::completed`] remembers.
+const COMPLETED_KEPT: usize = 1000;
+
 /// The owner asked to type a custom answer for this decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CustomMode {
@@ -58,6 +61,12 @@ pub struct State {
     /// Prompts by message id → what they asked for (a reply to an older prompt still answers its decision).
     prompts: Mutex<HashMap<i32, CustomMode>>,
     pub announced: Mutex<HashSet<String>>,
+    /// Plans submitted while this daemon ran, by button reference → their file in completed/ (a tap on an old
+    /// view of one gets the completion view). Bounded: the oldest are forgotten past [`COMPLETED_KEPT`].
+    completed: Mutex<(
+        HashMap<PlanRef, PathBuf>,
+        std::collections::VecDeque<PlanRef>,
+    )>,
     pub problems: Mutex<HashMap<PathBuf, SeenProblem>>,
 }
 
@@ -100,6 +109,27 @@ impl State {
 
     pub fn forget_prompt(&self, message: i32) {
         lock(&self.prompts).remove(&message);
+    }
+
+    /// Remembers that plan `id` was submitted and now sits at `path`.
+    pub fn remember_completed(&self, id: &str, path: PathBuf) {
+        let mut guard = lock(&self.completed);
+        let (by_ref, order) = &mut *guard;
+        let r = plan_ref(id);
+        if by_ref.insert(r.clone(), path).is_none() {
+            order.push_back(r);
+        }
+        while order.len() > COMPLETED_KEPT {
+            if let Some(old) = order.pop_front() {
+                by_ref.remove(&old);
+            }
+        }
+    }
+
+    /// Where a plan submitted during this run now is.
+    #[must_use]
+    pub fn completed(&self, r: &PlanRef) -> Option<PathBuf> {
+        lock(&self.completed).0.get(r).cloned()
     }
 
     pub fn lock_announced(&self) -> MutexGuard<'_, HashSet<String>> {

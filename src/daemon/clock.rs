@@ -1,0 +1,168 @@
+//! The deadline timer: one more front end of the action layer, with the actor `deadline`. What is due is decided
+//! by the plan core ([`crate::plan::Timing::due`]) on the snapshot, then again on the file under the plan's lock
+//! when the action is taken, so a tap or an agent's edit racing the clock leaves one consistent file.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use tokio::sync::mpsc;
+
+use crate::actions::{Action, Actor, Outcome};
+use crate::plan::timing::parse_time;
+use crate::plan::{Due, EditError, Plan};
+use crate::queue::{Scan, StoreError};
+
+use super::announce::Notice;
+use super::context::Ctx;
+
+/// How often the clock looks at the queue: deadlines are kept to within a second.
+const TICK: Duration = Duration::from_millis(400);
+/// After a failed action (the file can't be written), how long before the clock tries that plan again.
+const RETRY_AFTER: Duration = Duration::from_secs(30);
+
+/// What is due for `plan` at `now`.
+#[must_use]
+pub fn due(plan: &Plan, now: DateTime<Utc>) -> Due {
+    let created = plan.created_at.as_deref().and_then(parse_time);
+    plan.timing.due(created, now)
+}
+
+/// Applies deadlines that passed while the daemon was down, before the start-up announcement: those plans leave
+/// the scan (they are completed) and their summaries are queued first.
+pub async fn catch_up(ctx: &Ctx, scan: &mut Scan, notices: &mpsc::UnboundedSender<Notice>) {
+    let now = Utc::now();
+    let overdue: Vec<String> = scan
+        .plans
+        .iter()
+        .filter(|l| due(&l.plan, now).deadline)
+        .map(|l| l.plan.id.clone())
+        .collect();
+    for id in overdue {
+        if take(ctx, &id, Action::ApplyDeadline, notices).await {
+            scan.plans.retain(|l| l.plan.id != id);
+        }
+    }
+}
+
+/// Runs the clock until the task is aborted.
+pub async fn run(ctx: Ctx, notices: mpsc::UnboundedSender<Notice>) {
+    let mut failed: HashMap<String, Instant> = HashMap::new();
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let now = Utc::now();
+        let work: Vec<(String, Due)> = ctx.state.with_snapshot(|s| {
+            s.plans
+                .iter()
+                .map(|l| (l.plan.id.clone(), due(&l.plan, now)))
+                .filter(|(_, d)| *d != Due::default())
+                .collect()
+        });
+        failed.retain(|_, at| at.elapsed() < RETRY_AFTER);
+        let mut changed = false;
+        for (id, due) in work {
+            if failed.contains_key(&id) {
+                continue;
+            }
+            let mut actions = Vec::new();
+            if due.deadline {
+                actions.push(Action::ApplyDeadline);
+            }
+            if due.escalate {
+                actions.push(Action::Escalate);
+            }
+            if due.remind {
+                actions.push(Action::Remind);
+            }
+            for action in actions {
+                match take_logged(&ctx, &id, action, &notices).await {
+                    Step::Done => changed = true,
+                    Step::Failed => {
+                        failed.insert(id.clone(), Instant::now());
+                    }
+                    Step::Nothing => {}
+                }
+            }
+        }
+        // The snapshot must show what the clock wrote before the next tick looks at it.
+        if changed && let Err(e) = ctx.rescan().await {
+            tracing::warn!(error = %e, "rescan after the clock's actions failed");
+        }
+    }
+}
+
+enum Step {
+    Done,
+    Nothing,
+    Failed,
+}
+
+/// Takes one of the clock's actions and queues what the people must be told; true when it changed the file.
+async fn take(
+    ctx: &Ctx,
+    id: &str,
+    action: Action,
+    notices: &mpsc::UnboundedSender<Notice>,
+) -> bool {
+    matches!(take_logged(ctx, id, action, notices).await, Step::Done)
+}
+
+async fn take_logged(
+    ctx: &Ctx,
+    id: &str,
+    action: Action,
+    notices: &mpsc::UnboundedSender<Notice>,
+) -> Step {
+    let escalating = action == Action::Escalate;
+    match ctx.act(Actor::Deadline, id, action).await {
+        Outcome::Submitted { plan, .. } => {
+            tracing::info!(plan = %plan.plan.id, "deadline passed: plan submitted");
+            ctx.state
+                .remember_completed(&plan.plan.id, plan.path.clone());
+            let _ = notices.send(Notice::DeadlineSubmitted(plan.plan));
+            Step::Done
+        }
+        Outcome::Noted(plan) if escalating => {
+            let access = ctx.actions.access();
+            let users: Vec<u64> = plan
+                .plan
+                .timing
+                .escalate_to
+                .iter()
+                .filter_map(|p| {
+                    let user = access.resolve(p);
+                    if user.is_none() {
+                        tracing::warn!(plan = %plan.plan.id, person = %p, "escalate_to names nobody in allowedUsers");
+                    }
+                    user
+                })
+                .collect();
+            tracing::info!(plan = %plan.plan.id, ?users, "escalated");
+            let _ = notices.send(Notice::Escalated(plan.plan, users));
+            Step::Done
+        }
+        Outcome::Noted(plan) => {
+            tracing::info!(plan = %plan.plan.id, "reminder");
+            let _ = notices.send(Notice::Reminder(plan.plan));
+            Step::Done
+        }
+        Outcome::NotRecorded {
+            error: StoreError::Edit(EditError::NotDue),
+            ..
+        }
+        | Outcome::Gone
+        | Outcome::Current(_)
+        | Outcome::Stale(_)
+        | Outcome::Recorded { .. } => Step::Nothing,
+        Outcome::NotRecorded { plan, error } => {
+            tracing::error!(plan = %plan.plan.id, %error, "the clock could not act on a plan; trying again later");
+            Step::Failed
+        }
+        Outcome::Refused(refusal) => {
+            tracing::error!(plan = id, %refusal, "the clock was refused");
+            Step::Failed
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! Deadlines, reminders and escalation through the real daemon against the fake Bot API. Durations are a few
+//! seconds and every wait has a generous bound; nothing asserts how fast the machine is.
+
+use std::time::Duration;
+
+use arbiter_zebu::fakebot::FakeBot;
+
+use crate::support::TempQueue;
+use crate::support::daemon::{OWNER, Running, WAIT, settings};
+
+const SECOND_USER: i64 = 11111111;
+
+fn rfc3339(offset_secs: i64) -> String {
+    (chrono::Utc::now() + chrono::Duration::seconds(offset_secs))
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// Two decisions: the first has a default (`b`), the second none.
+fn plan(id: &str, time_keys: &str) -> String {
+    format!(
+        "---\nid: {id}\ntitle: Release {id}\ncreated_at: {}\n{time_keys}---\n\n# Release {id}\n\n\
+         ## Decision 1: Channel\n\nid: channel\nstatus: pending\ndefault: b\n\n**Options:**\n- `a` — Stable\n- `b` — Beta\n\n\
+         ## Decision 2: Notes\n\nid: notes\nstatus: pending\n\n**Options:**\n- `short` — Short\n- `long` — Long\n",
+        rfc3339(0)
+    )
+}
+
+async fn wait_file(q: &TempQueue, sub: &str, name: &str) -> String {
+    let path = q.root().join(sub).join(name);
+    let until = std::time::Instant::now() + WAIT;
+    while std::time::Instant::now() < until {
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            return text;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{sub}/{name} never appeared");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_deadline_answers_defaults_skips_the_rest_submits_and_old_views_say_so() {
+    let q = TempQueue::new();
+    q.drop_plan("r1.md", &plan("r1", "deadline: 3s\non_deadline: submit\n"));
+    let d = Running::start(q).await;
+    d.fake.send_text(OWNER, "/start plan_r1");
+    let view = d.wait_message(|m| m.plain.contains("📄 Release r1")).await;
+
+    let done = wait_file(&d.queue, "completed", "r1.md").await;
+    assert!(d.queue.files("pending").is_empty());
+    let channel = "id: channel\nstatus: answered\ndefault: b\nanswer: b\n";
+    assert!(done.contains(channel), "{done}");
+    assert!(
+        done.contains("id: notes\nstatus: skipped\nanswer: null\n"),
+        "{done}"
+    );
+    assert_eq!(done.matches("answered_by: deadline\n").count(), 2, "{done}");
+    assert!(done.contains("status: completed\n"), "{done}");
+    let notify = d.queue.files("notify");
+    assert_eq!(notify.len(), 1, "{notify:?}");
+    let summary = d
+        .wait_message(|m| m.plain.starts_with("⏰ Deadline passed"))
+        .await;
+    assert_eq!(
+        summary.plain,
+        "⏰ Deadline passed: Release r1 submitted with 1 default, 1 skipped"
+    );
+
+    // The owner taps the plan view they still have: an alert, the completion view, nothing recorded.
+    let (alert, shown) = d.tap_answer(view.message_id, "▶️ Continue").await;
+    assert_eq!(
+        alert.as_deref(),
+        Some("This plan was already submitted. Nothing was recorded.")
+    );
+    assert!(shown);
+    d.wait_message(|m| {
+        m.message_id == view.message_id && m.plain.contains("✅ Release r1\n\nSummary:")
+    })
+    .await;
+    assert_eq!(d.queue.read("completed", "r1.md"), done);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_that_passed_while_the_daemon_was_down_is_applied_before_the_start_summary() {
+    let q = TempQueue::new();
+    let mut text = plan(
+        "late",
+        "deadline: 2020-01-01T00:00:00Z\non_deadline: submit\n",
+    );
+    text = text.replace("default: b\n", "");
+    q.drop_plan("late.md", &text);
+    q.drop_plan("wait.md", &plan("wait", "deadline: 2020-01-01T00:00:00Z\n"));
+    let d = Running::start(q).await;
+    let done = wait_file(&d.queue, "completed", "late.md").await;
+    assert_eq!(done.matches("status: skipped\n").count(), 2, "{done}");
+    // `on_deadline: wait` (the default) answers nothing.
+    assert_eq!(d.queue.files("pending"), ["wait.md"]);
+    let summary = d.wait_message(|m| m.plain.contains("plan waiting")).await;
+    let deadline = d
+        .wait_message(|m| m.plain.starts_with("⏰ Deadline passed"))
+        .await;
+    assert!(
+        deadline.message_id < summary.message_id,
+        "the deadline's message comes first\n{}",
+        d.transcript()
+    );
+    assert!(
+        summary.plain.contains("1 plan waiting"),
+        "{}",
+        summary.plain
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reminders_repeat_and_a_restart_neither_repeats_nor_forgets_them() {
+    let q = TempQueue::new();
+    q.drop_plan("rem.md", &plan("rem", "remind_every: 2s\n"));
+    let d = Running::start(q).await;
+    let reminders = |f: &FakeBot| {
+        f.messages(OWNER)
+            .iter()
+            .filter(|m| m.from_bot() && m.plain.starts_with("⏰ Reminder"))
+            .count()
+    };
+    assert!(d.fake.wait_until(|f| reminders(f) >= 2, WAIT).await);
+    let first = d.wait_message(|m| m.plain.starts_with("⏰ Reminder")).await;
+    assert!(
+        first.plain.contains("Release rem\n2 of 2 decisions left"),
+        "{}",
+        first.plain
+    );
+    assert!(first.buttons().iter().any(|b| b.text == "📂 Open"));
+    let q = d.stop().await;
+    let stamped = q.read("pending", "rem.md");
+    let line = stamped
+        .lines()
+        .find(|l| l.starts_with("reminded_at: "))
+        .expect("reminded_at written")
+        .to_owned();
+    // Restarted at once: the last reminder is recent, so none is due yet; the next comes on schedule.
+    let fake = FakeBot::start().await.unwrap();
+    let s = settings(&fake, &q);
+    let d = Running::start_with(fake, q, s).await;
+    assert!(d.fake.wait_until(|f| reminders(f) >= 1, WAIT).await);
+    let after = d.queue.read("pending", "rem.md");
+    assert!(!after.contains(&line), "reminded_at moved on: {after}");
+    assert_eq!(after.matches("reminded_at: ").count(), 1, "{after}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn escalation_goes_once_to_the_named_user_who_may_then_answer() {
+    let q = TempQueue::new();
+    let keys = format!("escalate_after: 2s\nescalate_to: [{SECOND_USER}]\n");
+    q.drop_plan("esc.md", &plan("esc", &keys));
+    let fake = FakeBot::start().await.unwrap();
+    let mut s = settings(&fake, &q);
+    s.allowed_users.push(SECOND_USER as u64);
+    let d = Running::start_with(fake, q, s).await;
+    let escalated = |f: &FakeBot, user| {
+        f.messages(user)
+            .iter()
+            .filter(|m| m.from_bot() && m.plain.starts_with("🔺 Escalated to you"))
+            .count()
+    };
+    assert!(
+        d.fake
+            .wait_until(|f| escalated(f, SECOND_USER) == 1, WAIT)
+            .await
+    );
+    assert_eq!(escalated(&d.fake, OWNER), 0, "only escalate_to gets it");
+    let text = d.queue.read("pending", "esc.md");
+    assert_eq!(text.matches("escalated_at: ").count(), 1, "{text}");
+    // The escalated user opens it from the message and answers.
+    let message = d
+        .fake
+        .messages(SECOND_USER)
+        .into_iter()
+        .find(|m| m.plain.starts_with("🔺"))
+        .unwrap();
+    d.fake
+        .tap_label(SECOND_USER, message.message_id, "📂 Open")
+        .unwrap();
+    assert!(
+        d.fake
+            .wait_until(
+                |f| f
+                    .messages(SECOND_USER)
+                    .iter()
+                    .any(|m| m.plain.contains("▶️")
+                        || m.buttons().iter().any(|b| b.text == "▶️ Continue")),
+                WAIT
+            )
+            .await
+    );
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let sent = d
+        .fake
+        .calls_of("sendMessage")
+        .into_iter()
+        .filter(|c| {
+            c.params["chat_id"] == SECOND_USER
+                && c.params["text"]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with("🔺"))
+        })
+        .count();
+    assert_eq!(sent, 1, "escalated once, not every tick");
+}
