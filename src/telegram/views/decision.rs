@@ -1,7 +1,7 @@
 //! The decision view, the after-answer line and the custom-answer prompt.
 
 use crate::actions::seen;
-use crate::plan::{Decision, DecisionStatus, Plan};
+use crate::plan::{Decision, DecisionStatus, OnDeadline, Plan};
 use crate::telegram::callback::Callback;
 use crate::telegram::render::{Block, excerpt, render};
 
@@ -29,11 +29,22 @@ const CONFIRM_ANSWER: usize = 200;
 /// An index out of range draws the plan view. A `confirm` that would break the message is dropped.
 #[must_use]
 pub fn decision(plan: &Plan, index: usize, confirm: Option<&str>) -> View {
+    decision_at(plan, index, confirm, chrono::Utc::now())
+}
+
+/// [`decision`] as it reads at `now` (only a plan with a deadline reads differently at different times).
+#[must_use]
+pub fn decision_at(
+    plan: &Plan,
+    index: usize,
+    confirm: Option<&str>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> View {
     let Some(d) = plan.decisions.get(index) else {
-        return super::plan(plan);
+        return super::plan_at(plan, now);
     };
     let context = render(&d.context);
-    let body = |caps: Caps| decision_text(plan, index, d, &context, caps);
+    let body = |caps: Caps| decision_text(plan, index, d, &context, caps, now);
     let draft = confirm
         .and_then(|header| {
             fit_first(|caps| {
@@ -48,13 +59,23 @@ pub fn decision(plan: &Plan, index: usize, confirm: Option<&str>) -> View {
     View::new(draft.text, keyboard(plan, index, d, draft.cut))
 }
 
-fn decision_text(plan: &Plan, index: usize, d: &Decision, context: &[Block], caps: Caps) -> Draft {
+fn decision_text(
+    plan: &Plan,
+    index: usize,
+    d: &Decision,
+    context: &[Block],
+    caps: Caps,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Draft {
     let mut text = format!(
         "*{}/{}* · {}",
         index + 1,
         plan.decisions.len(),
         line(&d.title, caps.title)
     );
+    if let Some(due) = super::due_line(plan, now) {
+        text.push_str(&format!("\n{due}"));
+    }
     let context = excerpt(context, caps.context);
     if !context.text.is_empty() {
         text.push_str(&format!("\n\n{}", context.text));
@@ -90,6 +111,25 @@ fn decision_text(plan: &Plan, index: usize, d: &Decision, context: &[Block], cap
     }
     if d.status == DecisionStatus::Skipped {
         notes.push("_⏭️ Skipped_".to_owned());
+    }
+    let applies = plan.timing.on_deadline == OnDeadline::Submit && plan.timing.deadline.is_some();
+    let default = d
+        .default
+        .as_ref()
+        .and_then(|k| d.options.iter().position(|o| &o.key == k))
+        .filter(|_| applies && d.status == DecisionStatus::Pending);
+    if let Some(i) = default {
+        let o = &d.options[i];
+        let shown = if o.label.trim().is_empty() {
+            &o.key
+        } else {
+            &o.label
+        };
+        notes.push(format!(
+            "⏰ At the deadline: {}\\. {}",
+            letter(i),
+            line(shown, caps.label)
+        ));
     }
     if d.options.is_empty() {
         notes.push("_Free\\-text question: tap ✏️ Custom to answer\\._".to_owned());

@@ -32,11 +32,11 @@ use crate::telegram::callback::Callback;
 use crate::telegram::markdown_check::parse_markdown_v2;
 
 pub use announce::{announcement, announcement_burst, startup_summary};
-pub use decision::{after_answer, custom_prompt, decision};
+pub use decision::{after_answer, custom_prompt, decision, decision_at};
 pub use layout::{MAX_BUTTON_TEXT, MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_TEXT};
 pub use notice::{PLAN_GONE_ALERT, help, not_found, problem};
-pub use plan_view::{file_caption, plan};
-pub use queue::{QUEUE_PAGE_SIZE, queue};
+pub use plan_view::{file_caption, plan, plan_at};
+pub use queue::{QUEUE_PAGE_SIZE, queue, queue_at};
 pub use review::{completion, review};
 pub use time::{Nudge, deadline_submitted, due_line, due_text, nudge, nudge_burst, span};
 
@@ -127,3 +127,5 @@ mod proptests;
 mod snapshot_tests;
 #[cfg(test)]
 mod test_support;
+#[cfg(test)]
+mod time_tests;

@@ -23,10 +23,16 @@ const FILE_CAPTION_TITLE: usize = 200;
 /// `📤 Submit` once nothing is pending) and `↩️ Back`.
 #[must_use]
 pub fn plan(plan: &Plan) -> View {
+    plan_at(plan, chrono::Utc::now())
+}
+
+/// [`plan`] as it reads at `now` (only a plan with a deadline reads differently at different times).
+#[must_use]
+pub fn plan_at(plan: &Plan, now: chrono::DateTime<chrono::Utc>) -> View {
     let total = plan.decisions.len();
     let listed = total.min(MAX_DECISION_BUTTONS);
     let context = render(&plan.context);
-    let draft = fit(|caps| plan_text(plan, listed, &context, caps));
+    let draft = fit(|caps| plan_text(plan, listed, &context, caps, now));
 
     let mut keyboard: Vec<Vec<Button>> = plan
         .decisions
@@ -62,7 +68,13 @@ pub fn plan(plan: &Plan) -> View {
     View::new(draft.text, keyboard)
 }
 
-fn plan_text(plan: &Plan, listed: usize, context: &[Block], caps: Caps) -> Draft {
+fn plan_text(
+    plan: &Plan,
+    listed: usize,
+    context: &[Block],
+    caps: Caps,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Draft {
     let total = plan.decisions.len();
     let done = settled(plan);
     let mut text = format!(
@@ -82,6 +94,9 @@ fn plan_text(plan: &Plan, listed: usize, context: &[Block], caps: Caps) -> Draft
     if !who.is_empty() {
         text.push('\n');
         text.push_str(&who.join(" · "));
+    }
+    if let Some(due) = super::due_line(plan, now) {
+        text.push_str(&format!("\n{due}"));
     }
     let context = excerpt(context, caps.context.min(PLAN_CONTEXT));
     if !context.text.is_empty() {

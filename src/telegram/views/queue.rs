@@ -1,6 +1,7 @@
 //! The queue view: every pending plan, most urgent first, ten per page.
 
 use crate::plan::Plan;
+use crate::plan::timing::parse_time;
 use crate::telegram::callback::Callback;
 
 use super::layout::{
@@ -14,12 +15,28 @@ const HEADER: &str = "📋 *Arbiter — Decision Queue*";
 
 /// The queue: priority counts, numbered plan lines and `1`…`N` buttons (rows of 5), `🔄 Refresh`.
 ///
-/// Plans are sorted by priority, keeping the given order within one priority. `page` (0-based) is
-/// clamped to the last page.
+/// Plans are sorted by priority, then deadline (earliest first; plans without one after), then age (oldest
+/// `created_at` first), keeping the given order where those are equal; overdue plans are marked `⏰`. `page`
+/// (0-based) is clamped to the last page.
 #[must_use]
 pub fn queue(plans: &[&Plan], page: usize) -> View {
+    queue_at(plans, page, chrono::Utc::now())
+}
+
+/// [`queue`] as it reads at `now`.
+#[must_use]
+pub fn queue_at(plans: &[&Plan], page: usize, now: chrono::DateTime<chrono::Utc>) -> View {
     let mut sorted = plans.to_vec();
-    sorted.sort_by_key(|p| p.priority);
+    sorted.sort_by_cached_key(|p| {
+        let created = p.created_at.as_deref().and_then(parse_time);
+        (
+            p.priority,
+            p.timing.deadline.is_none(),
+            p.timing.deadline,
+            created.is_none(),
+            created,
+        )
+    });
     if sorted.is_empty() {
         let text = format!(
             "{HEADER}\n\n_No pending decisions\\._\nAgents add plans with `arbiter push`\\."
@@ -36,7 +53,12 @@ pub fn queue(plans: &[&Plan], page: usize) -> View {
     let text = fit(|caps| {
         let mut text = format!("{HEADER}\n\n{counts}\n");
         for (i, plan) in shown.iter().enumerate() {
-            text.push_str(&format!("\n{}\\. {}", first + i + 1, plan_line(plan, caps)));
+            let overdue = if plan.timing.overdue(now) { " ⏰" } else { "" };
+            text.push_str(&format!(
+                "\n{}\\. {}{overdue}",
+                first + i + 1,
+                plan_line(plan, caps)
+            ));
         }
         Draft::from(text)
     })
