@@ -103,6 +103,58 @@ fn push_json_without_id_gets_a_fresh_one_and_prints_id_and_path() {
     assert_eq!(options, [("yes", "yes"), ("no", "Not yet")]);
 }
 
+#[test]
+fn push_json_takes_the_time_keys_and_status_reports_the_deadline() {
+    let q = TempQueue::new();
+    let spec = r#"{"id": "t1", "title": "Ship it?", "deadline": "2020-01-01T12:00:00+02:00", "on_deadline": "submit",
+        "remind_every": "30m", "escalate_after": "2h", "escalate_to": [11111111, "alice"],
+        "decisions": [{"title": "Now?", "default": "no", "options": [{"key": "yes"}, {"key": "no"}]}]}"#;
+    let out = Arbiter::new(&q).args(&["push", "--json"]).stdin(spec).run();
+    assert_eq!((out.code, out.stderr.as_str()), (Some(0), ""));
+    let text = q.read("pending", "agent-ship-it-t1.md");
+    for line in [
+        "deadline: \"2020-01-01T12:00:00+02:00\"\n",
+        "on_deadline: submit\n",
+        "remind_every: \"30m\"\n",
+        "escalate_after: \"2h\"\n",
+        "escalate_to: [11111111, alice]\n",
+        "default: \"no\"\n",
+    ] {
+        assert!(text.contains(line), "{line:?} in\n{text}");
+    }
+    let out = Arbiter::new(&q).args(&["status", "t1", "--json"]).run();
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["deadline"], "2020-01-01T10:00:00Z");
+    assert_eq!(v["overdue"], true);
+    let out = Arbiter::new(&q).args(&["status", "t1"]).run();
+    assert!(
+        out.stdout
+            .contains("\ndeadline:  2020-01-01T10:00:00Z (overdue)\n"),
+        "{}",
+        out.stdout
+    );
+
+    let bad = r#"{"title": "Bad", "decisions": [{"title": "Q", "default": "maybe", "options": [{"key": "yes"}]}]}"#;
+    let out = Arbiter::new(&q).args(&["push", "--json"]).stdin(bad).run();
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("`default: maybe` is not an option key of this decision: use one of yes"),
+        "{}",
+        out.stderr
+    );
+    let bad = r#"{"title": "Bad", "deadline": "soon", "decisions": [{"title": "Q"}]}"#;
+    let out = Arbiter::new(&q).args(&["push", "--json"]).stdin(bad).run();
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("`deadline: soon` is neither an RFC 3339 time"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(q.files("pending").len(), 1, "nothing written for bad input");
+}
+
 const MARKDOWN_PLAN: &str = "---\ntitle: Ship it?\nagent: builder\n# the agent's own comment\npriority: high   # soon\n---\n\n# Ship it?\n\nContext.\n\n## Release now\n\n**Options:**\n- `yes` — Ship today\n- `no` — Wait\n";
 
 #[test]
@@ -143,7 +195,7 @@ fn push_refuses_bad_input_and_writes_nothing() {
             vec!["push", "-"],
             r#"{"title": "T", "color": "red", "decisions": [{"title": "A"}]}"#,
             "arbiter: <stdin>:1:22: unknown field `color`, expected one of `id`, `title`, `tag`, `priority`, \
-             `agent`, `session`, `notify_session`, `context`, `decisions`\n"
+             `agent`, `session`, `notify_session`, `context`, `deadline`, `on_deadline`, `remind_every`, `escalate_after`, `escalate_to`, `decisions`\n"
                 .into(),
         ),
         (
@@ -249,7 +301,7 @@ fn status_and_get_report_state_and_answers() {
         "tag": "nft-marketplace", "agent": "ceo", "session": "agent:ceo:main",
         "notify_session": "agent:swe2:main", "location": "pending", "path": path,
         "created_at": "2026-01-30T01:30:00Z", "updated_at": NOW, "completed_at": null,
-        "total": 3, "answered": 2, "skipped": 1, "remaining": 0
+        "deadline": null, "overdue": false, "total": 3, "answered": 2, "skipped": 1, "remaining": 0
     });
     let out = Arbiter::new(&q).args(&["status", "abc123", "--json"]).run();
     assert_eq!((out.code, out.stderr.as_str()), (Some(0), ""));

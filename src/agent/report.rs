@@ -29,6 +29,10 @@ pub struct StatusReport {
     pub created_at: Option<String>,
     pub updated_at: Option<String>,
     pub completed_at: Option<String>,
+    /// When the answers are due (RFC 3339, UTC), if the plan has a deadline.
+    pub deadline: Option<String>,
+    /// True while the plan is pending past its deadline.
+    pub overdue: bool,
     pub total: usize,
     pub answered: usize,
     pub skipped: usize,
@@ -83,6 +87,11 @@ impl StatusReport {
             created_at: p.created_at.clone(),
             updated_at: p.updated_at.clone(),
             completed_at: p.completed_at.clone(),
+            deadline: p
+                .timing
+                .deadline
+                .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+            overdue: loaded.location == Location::Pending && p.timing.overdue(chrono::Utc::now()),
             total: p.decisions.len(),
             answered: p.answered(),
             skipped: p.count(DecisionStatus::Skipped),
@@ -104,6 +113,10 @@ impl StatusReport {
             "progress:  {}/{} answered, {} skipped, {} remaining",
             self.answered, self.total, self.skipped, self.remaining
         );
+        if let Some(at) = &self.deadline {
+            let overdue = if self.overdue { " (overdue)" } else { "" };
+            let _ = writeln!(out, "deadline:  {at}{overdue}");
+        }
         if let Some(at) = &self.completed_at {
             let _ = writeln!(out, "completed: {at}");
         }

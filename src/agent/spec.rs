@@ -38,8 +38,32 @@ pub struct PlanSpec {
     /// Background for the human (Markdown).
     #[serde(default)]
     pub context: Option<String>,
+    /// When the answers are due: an RFC 3339 time, or a duration from now (`45s`, `90m`, `4h`, `2d`, `1h30m`).
+    #[serde(default)]
+    pub deadline: Option<String>,
+    /// wait (default: the plan stays pending, shown overdue) | submit (defaults or skips, then submitted).
+    #[serde(default)]
+    #[schemars(extend("enum" = ["wait", "submit"]))]
+    pub on_deadline: Option<String>,
+    /// Remind the human this often while pending (a duration).
+    #[serde(default)]
+    pub remind_every: Option<String>,
+    /// When to escalate to `escalate_to` if still pending: a duration from now, or an RFC 3339 time.
+    #[serde(default)]
+    pub escalate_after: Option<String>,
+    /// Who gets the plan at `escalate_after`: Telegram user ids (or names from the config's `people`).
+    #[serde(default)]
+    pub escalate_to: Vec<Person>,
     /// The questions, at least one.
     pub decisions: Vec<DecisionSpec>,
+}
+
+/// Someone a plan names: a Telegram user id, or a name.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Person {
+    Id(u64),
+    Name(String),
 }
 
 /// One question of a [`PlanSpec`].
@@ -57,6 +81,9 @@ pub struct DecisionSpec {
     /// Whether the human may type an answer of their own.
     #[serde(default)]
     pub allow_custom: bool,
+    /// The option key the deadline answers with (`on_deadline: submit`); must be one of `options`.
+    #[serde(default)]
+    pub default: Option<String>,
     /// The choices; none makes a free-text question.
     #[serde(default)]
     pub options: Vec<OptionSpec>,
@@ -235,6 +262,37 @@ pub fn render(spec: &PlanSpec, id: &str, now: &str) -> String {
     key("answered", "0");
     key("remaining", &total.to_string());
     optional(&mut key, "notify_session", spec.notify_session.as_deref());
+    optional(
+        &mut key,
+        "deadline",
+        spec.deadline.as_deref().map(str::trim),
+    );
+    optional(
+        &mut key,
+        "on_deadline",
+        spec.on_deadline.as_deref().map(str::trim),
+    );
+    optional(
+        &mut key,
+        "remind_every",
+        spec.remind_every.as_deref().map(str::trim),
+    );
+    optional(
+        &mut key,
+        "escalate_after",
+        spec.escalate_after.as_deref().map(str::trim),
+    );
+    if !spec.escalate_to.is_empty() {
+        let people: Vec<String> = spec
+            .escalate_to
+            .iter()
+            .map(|p| match p {
+                Person::Id(id) => id.to_string(),
+                Person::Name(name) => scalar(name.trim()),
+            })
+            .collect();
+        key("escalate_to", &format!("[{}]", people.join(", ")));
+    }
     out.push_str(&format!("---\n\n# {}\n", heading(title)));
     if let Some(context) = spec.context.as_deref().map(str::trim)
         && !context.is_empty()
@@ -253,6 +311,9 @@ pub fn render(spec: &PlanSpec, id: &str, now: &str) -> String {
         ));
         if d.allow_custom {
             out.push_str("allow_custom: true\n");
+        }
+        if let Some(default) = &d.default {
+            out.push_str(&format!("default: {}\n", scalar(default.trim())));
         }
         if let Some(context) = d.context.as_deref().map(str::trim)
             && !context.is_empty()

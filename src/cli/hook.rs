@@ -59,6 +59,7 @@ pub fn run(queue: Option<&Path>, command: HookCommand) -> ExitCode {
         plan: PlanOptions {
             priority: Some(args.priority),
             tag: args.tag,
+            deadline: Some(duration::format(args.timeout)),
         },
     };
     let reply = match tokio::runtime::Builder::new_current_thread()

@@ -27,6 +27,9 @@ pub struct PlanOptions {
     pub priority: Option<String>,
     /// Default: the last component of Claude Code's working directory (the project's folder name).
     pub tag: Option<String>,
+    /// The plan's `deadline` (a duration from now): the hook's own `--timeout`, so the human sees how long
+    /// Claude Code waits. The plan stays `on_deadline: wait`: at the timeout the hook itself answers.
+    pub deadline: Option<String>,
 }
 
 /// The plan asking the human about this tool call.
@@ -48,12 +51,18 @@ pub fn plan_spec(input: &HookInput, options: &PlanOptions) -> PlanSpec {
         session: input.session_id.clone(),
         notify_session: None,
         context: Some(context(input)),
+        deadline: options.deadline.clone(),
+        on_deadline: None,
+        remind_every: None,
+        escalate_after: None,
+        escalate_to: Vec::new(),
         decisions: vec![DecisionSpec {
             id: Some(DECISION_ID.to_owned()),
             title: format!("Allow {}?", one_line(&input.tool_name)),
             context: None,
             // A typed answer denies the call and tells Claude what to do instead.
             allow_custom: true,
+            default: None,
             options: choices,
         }],
     }

@@ -60,7 +60,7 @@ fn errors_name_the_place_and_the_reason() {
     assert_eq!(
         error(r#"{"title": "T", "colour": "red", "decisions": []}"#),
         "1:23: unknown field `colour`, expected one of `id`, `title`, `tag`, `priority`, `agent`, `session`, \
-         `notify_session`, `context`, `decisions`"
+         `notify_session`, `context`, `deadline`, `on_deadline`, `remind_every`, `escalate_after`, `escalate_to`, `decisions`"
     );
     assert_eq!(
         error(
@@ -183,11 +183,17 @@ proptest::proptest! {
             session: None,
             notify_session: None,
             context: None,
+            deadline: None,
+            on_deadline: None,
+            remind_every: None,
+            escalate_after: None,
+            escalate_to: Vec::new(),
             decisions: vec![DecisionSpec {
                 id: Some("d".into()),
                 title: title.clone(),
                 context: None,
                 allow_custom: true,
+                default: None,
                 options: Vec::new(),
             }],
         };
