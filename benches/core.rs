@@ -1,4 +1,5 @@
-//! Micro-benchmarks of the pure core: parse, edit and render, on the spec's example plan and a 30-decision plan.
+//! Micro-benchmarks of the pure core: parse, edit and render, on the example plan
+//! (tests/fixtures/spec-example.md) and a 30-decision plan.
 #![allow(clippy::unwrap_used)]
 
 use std::hint::black_box;

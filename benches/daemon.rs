@@ -176,8 +176,8 @@ fn bare_write(target: &Path, text: &str) -> Duration {
 /// Tap → editMessageText at the fake, with `plans` pending; beside it the bare durable write of the same file.
 async fn tap_latency(plans: usize, samples: usize) -> (Stats, Stats, u64, u64) {
     let env = Env::new().await;
-    // Plans of the spec's size (3 decisions); taps go round the plans and decisions, alternating the option, so
-    // every tap changes an answer.
+    // Plans of the example plan's size (3 decisions); taps go round the plans and decisions, alternating the
+    // option, so every tap changes an answer.
     for p in 0..plans {
         fs::write(
             env.pending().join(format!("p{p}.md")),

@@ -1,6 +1,7 @@
 //! `arbiter demo`: the whole loop offline. The real daemon runs against the embedded fake Bot API on 127.0.0.1
-//! with the spec's example plan in a throwaway queue, and a scripted owner answers, skips, types a custom answer
-//! and submits. Every view is printed as the owner would see it (text and buttons), then the files on disk.
+//! with the example plan (tests/fixtures/spec-example.md) in a throwaway queue, and a scripted owner answers,
+//! skips, types a custom answer and submits. Every view is printed as the owner would see it (text and
+//! buttons), then the files on disk.
 
 use std::io::Write;
 use std::time::Duration;
@@ -11,7 +12,7 @@ use crate::fakebot::{FakeBot, SentMessage};
 use crate::queue::Queue;
 use crate::queue::watcher::Mode;
 
-/// The spec's example plan.
+/// The example plan (docs/file-format.md): "API Design Decisions", three decisions.
 pub const EXAMPLE_PLAN: &str = include_str!("../tests/fixtures/spec-example.md");
 /// A plan whose context uses the Markdown agents write (bold, code, links, a table, a diff, a quote, a list).
 const RICH_PLAN: &str = include_str!("../tests/fixtures/rich-context.md");
@@ -199,7 +200,7 @@ async fn script(out: &mut dyn Write) -> Result<(), DemoError> {
         "Queue: {} (a temporary folder)",
         queue_dir.display()
     ));
-    o.say("An agent has left the spec's example plan in pending/. The daemon starts and tells the owner:");
+    o.say("An agent has left the example plan in pending/. The daemon starts and tells the owner:");
     let summary = o.wait("the start-up summary", |_| true).await?;
     o.show("start-up message", &summary);
 

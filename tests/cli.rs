@@ -10,7 +10,7 @@ use crate::support::{SPEC_EXAMPLE, TempQueue, plan_with};
 const NOW: &str = "2026-02-01T10:00:00Z";
 const OWNER: &str = "93533553";
 
-/// The original design's example as a JSON plan spec.
+/// The example plan (tests/fixtures/spec-example.md) as a JSON plan spec.
 pub const SPEC_EXAMPLE_JSON: &str = r#"{
   "id": "abc123",
   "title": "API Design Decisions",
@@ -64,7 +64,7 @@ fn push_json_from_stdin_writes_the_design_example() {
     let created = plan.created_at.clone().unwrap();
     assert_eq!(plan.updated_at.as_deref(), Some(created.as_str()));
     assert!(created.ends_with('Z') && created.len() == 20, "{created}");
-    // Exactly the design's example, without its comments and with this push's timestamps.
+    // Exactly the example plan, without its comments and with this push's timestamps.
     let expected = SPEC_EXAMPLE
         .replace(
             "title: \"API Design Decisions\"",
@@ -272,7 +272,7 @@ fn push_refuses_an_id_that_is_already_pending() {
     assert_eq!(q.files("pending"), ["ceo-api-design-decisions-abc123.md"]);
 }
 
-/// The design example with one answer, one skip and one custom answer.
+/// The example plan with one answer, one skip and one custom answer.
 fn answered_example(q: &TempQueue) -> Queue {
     q.drop_plan("ceo-api-abc123.md", SPEC_EXAMPLE);
     let queue = Queue::open(q.root(), true).unwrap();

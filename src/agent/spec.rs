@@ -238,7 +238,7 @@ fn one_line(field: &str, value: &str, required: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// Renders a validated spec as a decision file, in the shape of the original design's example.
+/// Renders a validated spec as a decision file, in the shape of the example plan (docs/file-format.md).
 #[must_use]
 pub fn render(spec: &PlanSpec, id: &str, now: &str) -> String {
     let ids = decision_ids(spec);

@@ -1,4 +1,5 @@
-//! Tests of the plan core against the spec's example, the original fixture and hand-made broken files.
+//! Tests of the plan core against the example plan (tests/fixtures/spec-example.md), the original fixture
+//! and hand-made broken files.
 
 use super::*;
 

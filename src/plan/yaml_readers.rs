@@ -40,7 +40,7 @@ pub enum Node {
 }
 
 fn full(pattern: &str) -> Regex {
-    // `(?x)`: the patterns keep the spec's layout, one alternative a line.
+    // `(?x)`: the patterns keep YAML's published layout, one alternative a line.
     Regex::new(&format!("(?x)^(?:{pattern})$")).unwrap_or_else(|e| panic!("{pattern}: {e}"))
 }
 

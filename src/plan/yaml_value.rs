@@ -41,7 +41,7 @@ pub fn integer_or_scalar(s: &str) -> String {
 }
 
 /// `s` plain when it is an RFC 3339 date and time (`2026-01-30T01:45:00Z`, with an optional fraction and an
-/// offset): the timestamps the project writes, as the original design writes them. YAML 1.1 readers take it for a
+/// offset): the timestamps the project writes (docs/file-format.md). YAML 1.1 readers take it for a
 /// timestamp (PyYAML: a `datetime`), YAML 1.2 readers for this string: the same time either way. Anything else is
 /// written as the string [`scalar`] writes.
 #[must_use]

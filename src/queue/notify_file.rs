@@ -19,8 +19,8 @@ pub fn file_name(plan: &Plan) -> String {
     )
 }
 
-/// The notify file's text: the spec's frontmatter plus an `answers:` map (skipped decisions map to null), then
-/// the spec's `## Answers` list.
+/// The notify file's text (docs/file-format.md): frontmatter with the plan's ids, sessions and `completed_at` plus
+/// an `answers:` map (skipped decisions map to null), then the `## Answers` list.
 #[must_use]
 pub fn render(plan: &Plan) -> String {
     let opt = |v: &Option<String>| v.as_deref().map_or_else(|| "null".to_owned(), scalar);

@@ -1,6 +1,6 @@
 //! Wakes a consumer when queue folders may have changed: file-system events as hints, polling as the fallback.
 //!
-//! Events are never trusted for content (PITFALLS: a write is Create → Modify → Close, renames come as
+//! Events are never trusted for content (inotify's pitfalls: a write is Create → Modify → Close, renames come as
 //! `Name(To)`, overflow only sets a flag, network filesystems send nothing). Every signal just means "rescan
 //! soon"; the consumer rescans the folder itself.
 

@@ -2,7 +2,7 @@ use super::*;
 
 const NOW: &str = "2026-01-30T01:30:00Z";
 
-/// The original design's example as a JSON spec.
+/// The example plan (tests/fixtures/spec-example.md) as a JSON spec.
 const SPEC_EXAMPLE_JSON: &str = r#"{
   "title": "API Design Decisions",
   "tag": "nft-marketplace",

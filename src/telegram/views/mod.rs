@@ -1,6 +1,6 @@
 //! Every message the bot draws, as pure functions from plan state to MarkdownV2 text and an inline keyboard.
 //!
-//! The views follow the spec's drawings ("Bot User Interface"). Choices where the spec is silent:
+//! Every view, its buttons and its rules are described in docs/views.md. Choices made here:
 //! - Agent-written Markdown (plan and decision contexts) is rendered as Telegram formatting
 //!   ([`crate::telegram::render`]); a context that does not fit is cut where no entity is open and
 //!   ends with `… 📄 Full context`, and the view gets a `📄 Full context` button (the plan file as a
@@ -13,8 +13,8 @@
 //! - Progress (queue lines, plan view) counts settled decisions: answered + skipped.
 //! - Decision navigation does not wrap: no `⬅️ Prev` on the first decision, and on the last one
 //!   `Next ➡️` becomes `📋 Review` (the review summary), which is how the owner reaches Submit.
-//! - The after-answer line ([`after_answer`]) heads the next view; the spec's `_Next: 2/3..._` is left
-//!   out because the next decision's own `*2/3*` header says the same.
+//! - The after-answer line ([`after_answer`]) heads the next view, without a `_Next: 2/3..._` line:
+//!   the next decision's own `*2/3*` header says the same.
 //! - The queue numbers plans across pages (page 2 starts at 11); page buttons are omitted at the ends.
 //! - A decision index that no longer exists (the agent edited the file) draws the plan view instead.
 

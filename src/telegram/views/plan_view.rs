@@ -11,7 +11,7 @@ use super::layout::{
 use super::{Button, View, full_context};
 
 /// The plan context is cut to this many characters (UTF-16 units of what the owner sees, the
-/// `… 📄 Full context` line included) in the plan view, as the spec says.
+/// `… 📄 Full context` line included) in the plan view (docs/views.md).
 const PLAN_CONTEXT: usize = 300;
 const BAR_CELLS: usize = 10;
 /// Longest title in a file caption (Telegram allows 1024 characters).

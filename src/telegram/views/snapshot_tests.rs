@@ -1,5 +1,5 @@
-//! Snapshots of every view on the spec's example plan in its successive states, checked against the
-//! spec's drawings by eye (src/telegram/views/snapshots/), and every one within Telegram's limits.
+//! Snapshots of every view on the example plan (tests/fixtures/spec-example.md) in its successive states,
+//! checked by eye against docs/views.md (src/telegram/views/snapshots/), and every one within Telegram's limits.
 
 use insta::assert_snapshot;
 

@@ -6,7 +6,7 @@ use crate::telegram::markdown_check::{parse_markdown_v2, telegram_length};
 
 use super::{Button, MAX_BUTTON_TEXT, MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_TEXT, View};
 
-/// The spec's example plan ("API Design Decisions", three decisions, all pending).
+/// The example plan, tests/fixtures/spec-example.md ("API Design Decisions", three decisions, all pending).
 pub fn spec_plan() -> Plan {
     let text = include_str!("../../../tests/fixtures/spec-example.md");
     parse(text, "spec-example").unwrap()
