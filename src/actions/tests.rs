@@ -325,3 +325,53 @@ fn the_queue_shows_members_their_plans_and_outsiders_nothing() {
     assert_eq!(f.actions.visible(Actor::User(OWNER), [&plan]).len(), 1);
     assert!(f.actions.visible(Actor::User(OUTSIDER), [&plan]).is_empty());
 }
+
+#[test]
+fn a_tap_and_the_deadline_racing_leave_one_consistent_file() {
+    for round in 0..40 {
+        let f = fixture();
+        fs::write(&f.file, due(PLAN)).unwrap();
+        let tap = f.answer(0, 1);
+        let (tapped, deadline) = std::thread::scope(|s| {
+            let a = s.spawn(|| f.take(Actor::User(OWNER), tap));
+            let b = s.spawn(|| f.take(Actor::Deadline, Action::ApplyDeadline));
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        assert!(
+            matches!(deadline, Outcome::Submitted { .. }),
+            "round {round}: the deadline always submits: {deadline:?}"
+        );
+        let completed = f.actions.queue().completed_dir().join("p1.md");
+        let text = fs::read_to_string(&completed).unwrap();
+        let plan = crate::plan::parse(&text, "p1").unwrap();
+        assert!(!f.file.exists(), "round {round}");
+        assert_eq!(plan.remaining(), 0, "round {round}: {text}");
+        let first = &plan.decisions[0];
+        match tapped {
+            // The tap won: its answer stands and the deadline filled only the rest.
+            Outcome::Recorded { .. } => {
+                assert_eq!(first.answer.as_deref(), Some("sqlite"), "round {round}");
+                assert_eq!(
+                    first.answered_by.as_deref(),
+                    Some("93533553"),
+                    "round {round}"
+                );
+            }
+            // The deadline won: the tap recorded nothing.
+            Outcome::Gone | Outcome::NotRecorded { .. } => {
+                assert_eq!(
+                    first.status,
+                    crate::plan::DecisionStatus::Skipped,
+                    "round {round}"
+                );
+                assert_eq!(
+                    first.answered_by.as_deref(),
+                    Some("deadline"),
+                    "round {round}"
+                );
+            }
+            other => panic!("round {round}: {other:?}"),
+        }
+        assert_eq!(plan.decisions[1].answered_by.as_deref(), Some("deadline"));
+    }
+}
