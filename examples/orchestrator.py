@@ -48,11 +48,12 @@ def ask_human(task, step, agents, default, timeout):
             f"review {'passed' if step['review_passed'] else 'failed'}. "
             f"No answer within {timeout} means: {labels[default]}."
         ),
-        "decisions": [{"id": "next", "title": "What next?", "options": options}],
-        # Once deadlines are in, the plan says `"deadline": "<timeout>"` and `"on_deadline": "submit"`, the
-        # decision `"default": "<default>"`, and the daemon applies the default itself (shown to the human as
-        # answered by the deadline). Until then, the orchestrator waits with `await --timeout` and falls back
-        # to its default below.
+        # The daemon applies the default itself at the deadline (the human sees `⏰ At the deadline: …`, and the
+        # answer comes back with answered_by "deadline"). `await --timeout` below is the fallback for when no
+        # daemon is running at all.
+        "deadline": timeout,
+        "on_deadline": "submit",
+        "decisions": [{"id": "next", "title": "What next?", "options": options, "default": default}],
     }
     pushed = subprocess.run(
         [ARBITER, "push", "--json"], input=json.dumps(plan), capture_output=True, text=True
@@ -77,6 +78,8 @@ def ask_human(task, step, agents, default, timeout):
         raise RuntimeError(f"arbiter await failed: {done.stderr.strip()}")
     result = json.loads(done.stdout)
     decision = result["decisions"][0]
+    if decision["answered_by"] == "deadline":  # nobody answered in time: the daemon applied the default
+        return decision["answer"], None
     if decision["status"] != "answered":  # skipped: the human leaves it to the default
         return default, decision["answered_by"]
     return decision["answer"], decision["answered_by"]
