@@ -98,3 +98,28 @@ fn agent_commands_find_the_queue_in_the_config_without_a_token() {
     assert_eq!(listed[0]["id"], "abc123", "{listed}");
     assert!(!home.path().join("queue").exists(), "not the default queue");
 }
+
+#[test]
+fn lint_checks_escalate_to_against_the_config_when_there_is_one() {
+    let home = tempfile::tempdir().unwrap();
+    let plan = home.path().join("p.md");
+    std::fs::write(
+        &plan,
+        "---\nid: p\ncreated_at: 2026-02-01T10:00:00Z\nescalate_after: 1h\nescalate_to: [42, 777]\n---\n# P\n\n## Q\n\n**Options:**\n- `a` — A\n",
+    )
+    .unwrap();
+    let file = plan.to_str().unwrap();
+    // No config on this machine: the plan itself is fine.
+    let out = Arbiter::home(home.path()).args(&["lint", file]).run();
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let config = json!({ "telegram": { "token": TOKEN, "allowedUsers": [42] } });
+    std::fs::write(home.path().join("config.json"), config.to_string()).unwrap();
+    let out = Arbiter::home(home.path()).args(&["lint", file]).run();
+    assert_eq!(out.code, Some(1));
+    assert_eq!(
+        out.stderr,
+        format!(
+            "{file}:5: `escalate_to`: `777` is nobody the bot may talk to: use a user id from telegram.allowedUsers\n"
+        )
+    );
+}

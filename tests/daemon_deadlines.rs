@@ -205,3 +205,24 @@ async fn escalation_goes_once_to_the_named_user_who_may_then_answer() {
         .count();
     assert_eq!(sent, 1, "escalated once, not every tick");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_escalating_to_nobody_the_bot_knows_is_warned_like_a_malformed_file() {
+    let q = TempQueue::new();
+    q.drop_plan(
+        "who.md",
+        &plan("who", "escalate_after: 1h\nescalate_to: [777]\n"),
+    );
+    let d = Running::start(q).await;
+    let warning = d.wait_message(|m| m.plain.contains("who.md")).await;
+    assert!(
+        warning
+            .plain
+            .contains("`escalate_to`: `777` is nobody the bot may talk to"),
+        "{}",
+        warning.plain
+    );
+    d.fake.send_text(OWNER, "/queue");
+    let queue = d.wait_message(|m| m.plain.contains("Decision Queue")).await;
+    assert!(!queue.plain.contains("Release who"), "{}", queue.plain);
+}

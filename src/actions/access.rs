@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use crate::plan::Plan;
+use crate::plan::{Diagnostic, Plan};
 
 use super::{Action, Actor};
 
@@ -48,6 +48,20 @@ impl Access {
     #[must_use]
     pub fn resolve(&self, person: &str) -> Option<u64> {
         person.trim().parse().ok().filter(|id| self.is_member(*id))
+    }
+
+    /// A plan naming someone the bot may not talk to (`escalate_to`) is malformed for this configuration: the
+    /// diagnosis names the line and the person. `None`: everyone it names is a member.
+    #[must_use]
+    pub fn unknown_people(&self, plan: &Plan) -> Option<Diagnostic> {
+        let t = &plan.timing;
+        let nobody = t.escalate_to.iter().find(|p| self.resolve(p).is_none())?;
+        Some(Diagnostic::new(
+            t.escalate_to_line,
+            format!(
+                "`escalate_to`: `{nobody}` is nobody the bot may talk to: use a user id from telegram.allowedUsers"
+            ),
+        ))
     }
 
     /// The users the front ends talk to unprompted (announcements).

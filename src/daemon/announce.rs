@@ -90,7 +90,8 @@ async fn rescan(ctx: &Ctx, notices: &mpsc::UnboundedSender<Notice>) -> Option<Ve
 }
 
 /// Takes a scan into the snapshot and reports settled problems; returns the plans never seen before.
-fn absorb(ctx: &Ctx, scan: Scan, notices: &mpsc::UnboundedSender<Notice>) -> Vec<Plan> {
+fn absorb(ctx: &Ctx, mut scan: Scan, notices: &mpsc::UnboundedSender<Notice>) -> Vec<Plan> {
+    ctx.admit(&mut scan);
     let new: Vec<Plan> = {
         let mut announced = ctx.state.lock_announced();
         scan.plans

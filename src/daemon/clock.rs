@@ -36,6 +36,8 @@ pub async fn catch_up(ctx: &Ctx, scan: &mut Scan, notices: &mpsc::UnboundedSende
         .plans
         .iter()
         .filter(|l| due(&l.plan, now).deadline)
+        // A plan the daemon will report as malformed here is not acted on.
+        .filter(|l| ctx.actions.access().unknown_people(&l.plan).is_none())
         .map(|l| l.plan.id.clone())
         .collect();
     for id in overdue {

@@ -7,7 +7,7 @@ use teloxide::types::{ChatId, MessageId};
 
 use crate::actions::{Action, Actions, Actor, Outcome};
 use crate::plan::Plan;
-use crate::queue::{Queue, StoreError};
+use crate::queue::{Problem, Queue, Scan, StoreError};
 use crate::telegram::callback::PlanRef;
 use crate::telegram::views::{self, View};
 
@@ -37,8 +37,32 @@ impl Ctx {
                 path: self.queue().pending_dir(),
                 source: std::io::Error::other(e),
             })??;
+        let mut scan = scan;
+        self.admit(&mut scan);
         self.state.set_snapshot(Snapshot::new(scan.plans));
         Ok(())
+    }
+
+    /// Plans naming people the bot can't reach are malformed for this configuration: they move from the scan's
+    /// plans to its problems (warned and skipped like any other malformed file).
+    pub fn admit(&self, scan: &mut Scan) {
+        let access = self.actions.access();
+        let mut problems = Vec::new();
+        scan.plans.retain(|l| match access.unknown_people(&l.plan) {
+            None => true,
+            Some(diagnostic) => {
+                let version = std::fs::metadata(&l.path)
+                    .map(|m| (m.len(), m.modified().ok()))
+                    .unwrap_or((0, None));
+                problems.push(Problem {
+                    diagnostic: diagnostic.in_file(&l.path),
+                    path: l.path.clone(),
+                    version,
+                });
+                false
+            }
+        });
+        scan.problems.extend(problems);
     }
 
     /// The id of the pending plan a button refers to (the snapshot maps references to ids; a plan newer than the

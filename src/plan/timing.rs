@@ -39,6 +39,8 @@ pub struct Timing {
     pub escalate_after: Option<DateTime<Utc>>,
     /// Who gets the plan at `escalate_after`, as written: names from the config's `people`, or user ids.
     pub escalate_to: Vec<String>,
+    /// 1-based line of `escalate_to` (0 when absent), for diagnoses that need the config to tell.
+    pub escalate_to_line: usize,
     /// Owned by the daemon: the last reminder sent.
     pub reminded_at: Option<DateTime<Utc>>,
     /// Owned by the daemon: when the plan was escalated.
@@ -210,6 +212,11 @@ pub fn read(
         on_deadline,
         remind_every,
         escalate_after,
+        escalate_to_line: if map.contains_key("escalate_to") {
+            line_of("escalate_to")
+        } else {
+            0
+        },
         escalate_to,
         reminded_at: stamp("reminded_at")?,
         escalated_at: stamp("escalated_at")?,
