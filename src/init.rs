@@ -190,6 +190,7 @@ pub fn init(opts: InitOptions, io: &mut dyn InitIo) -> Result<InitReport, InitEr
         },
         notifications: NotificationsSection {
             enabled: Some(true),
+            ..NotificationsSection::default()
         },
         logs: LogsSection {
             dir: Some(shown(&logs_dir)?),

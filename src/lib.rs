@@ -19,6 +19,7 @@ pub mod init;
 pub mod mcp;
 pub mod plan;
 pub mod queue;
+pub mod quiet;
 mod serde_message;
 pub mod sync;
 pub mod telegram;

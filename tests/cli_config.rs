@@ -123,3 +123,24 @@ fn lint_checks_escalate_to_against_the_config_when_there_is_one() {
         )
     );
 }
+
+#[test]
+fn quiet_hours_are_checked_and_name_their_key() {
+    let cases = [
+        (
+            json!({ "telegram": { "token": TOKEN, "allowedUsers": [42] }, "notifications": { "quietHours": "late" } }),
+            "notifications.quietHours: `late` is not a span of local time like 22:00-07:00",
+        ),
+        (
+            json!({ "telegram": { "token": TOKEN, "allowedUsers": [42] },
+                    "notifications": { "quietHours": "22:00-07:00", "timezone": "Mars/Olympus" } }),
+            "notifications.timezone: unknown time zone `Mars/Olympus`: use an IANA name such as Europe/Berlin or UTC",
+        ),
+    ];
+    for (config, expected) in cases {
+        let home = tempfile::tempdir().unwrap();
+        let (path, out) = run_with(home.path(), &config);
+        assert_eq!(out.code, Some(1), "{}", out.stderr);
+        assert_eq!(out.stderr, format!("arbiter: {path}: {expected}\n"));
+    }
+}

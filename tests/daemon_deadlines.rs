@@ -226,3 +226,33 @@ async fn a_plan_escalating_to_nobody_the_bot_knows_is_warned_like_a_malformed_fi
     let queue = d.wait_message(|m| m.plain.contains("Decision Queue")).await;
     assert!(!queue.plain.contains("Release who"), "{}", queue.plain);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quiet_hours_make_announcements_silent_except_for_urgent_plans() {
+    use chrono::Timelike;
+    let now = chrono::Utc::now();
+    let hhmm = |t: chrono::DateTime<chrono::Utc>| format!("{:02}:{:02}", t.hour(), t.minute());
+    // A quiet span from an hour ago to an hour from now, in UTC.
+    let span = format!(
+        "{}-{}",
+        hhmm(now - chrono::Duration::hours(1)),
+        hhmm(now + chrono::Duration::hours(1))
+    );
+    let q = TempQueue::new();
+    let fake = FakeBot::start().await.unwrap();
+    let mut s = settings(&fake, &q);
+    s.quiet_hours = Some(arbiter_zebu::quiet::QuietHours::parse(&span, Some("UTC")).unwrap());
+    let d = Running::start_with(fake, q, s).await;
+    d.queue.drop_plan("calm.md", &plan("calm", ""));
+    let calm = d.wait_message(|m| m.plain.contains("Release calm")).await;
+    assert!(
+        calm.disable_notification,
+        "a normal plan is announced silently"
+    );
+    d.queue.drop_plan(
+        "fire.md",
+        &plan("fire", "priority: urgent\n").replace("priority: normal\n", ""),
+    );
+    let fire = d.wait_message(|m| m.plain.contains("Release fire")).await;
+    assert!(!fire.disable_notification, "an urgent plan still rings");
+}

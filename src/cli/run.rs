@@ -73,6 +73,7 @@ pub fn settings_from(cfg: &Config) -> Settings {
         _ => Mode::Events { poll },
     };
     s.notifications = cfg.notifications.enabled;
+    s.quiet_hours = cfg.notifications.quiet_hours.clone().map(|q| q.0);
     s
 }
 

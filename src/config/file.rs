@@ -68,6 +68,12 @@ pub struct NotificationsSection {
         deserialize_with = "values::switch"
     )]
     pub enabled: Option<bool>,
+    /// Local times when announcements and reminders are silent (`"22:00-07:00"`), except urgent plans.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quiet_hours: Option<String>,
+    /// IANA time zone of `quietHours` (default UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timezone: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

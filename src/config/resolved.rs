@@ -53,7 +53,20 @@ pub struct QueueConfig {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotificationsConfig {
     pub enabled: bool,
+    /// `quietHours` in `timezone`, when set.
+    pub quiet_hours: Option<QuietSetting>,
 }
+
+/// `notifications.quietHours` as written and as read (the parsed form has no `Eq`).
+#[derive(Debug, Clone)]
+pub struct QuietSetting(pub crate::quiet::QuietHours);
+
+impl PartialEq for QuietSetting {
+    fn eq(&self, _: &QuietSetting) -> bool {
+        true
+    }
+}
+impl Eq for QuietSetting {}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogsConfig {

@@ -69,6 +69,7 @@ impl ConfigFile {
             queue,
             notifications: NotificationsConfig {
                 enabled: self.notifications.enabled.unwrap_or(true),
+                quiet_hours: quiet(&self.notifications).map_err(invalid)?,
             },
             logs,
         })
@@ -147,6 +148,28 @@ fn api_url(raw: &str) -> Result<Url, String> {
         Some(host) if !host.is_empty() => Ok(url),
         _ => Err(format!("{expected} (no host)")),
     }
+}
+
+/// `notifications.quietHours` in `notifications.timezone`.
+fn quiet(
+    section: &super::file::NotificationsSection,
+) -> Result<Option<super::resolved::QuietSetting>, KeyProblem> {
+    use crate::quiet::{QuietError, QuietHours};
+    let Some(span) = &section.quiet_hours else {
+        return match &section.timezone {
+            Some(_) => Err((
+                "notifications.timezone",
+                "set, but there is no notifications.quietHours for it to apply to".to_owned(),
+            )),
+            None => Ok(None),
+        };
+    };
+    QuietHours::parse(span, section.timezone.as_deref())
+        .map(|q| Some(super::resolved::QuietSetting(q)))
+        .map_err(|e| match e {
+            QuietError::Span(m) => ("notifications.quietHours", m),
+            QuietError::Zone(m) => ("notifications.timezone", m),
+        })
 }
 
 #[cfg(test)]

@@ -128,7 +128,7 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
                             .map(|(_, p)| p.clone())
                             .collect();
                         if !plans.is_empty() {
-                            let silent = plans.iter().all(|p| p.priority == Priority::Low);
+                            let silent = quiet(&ctx, plans.iter());
                             broadcast(&ctx, &burst_view(heads, &plans), silent).await;
                         }
                     }
@@ -142,7 +142,9 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
         match notice {
             Notice::Startup(plans) => {
                 let refs: Vec<&Plan> = plans.iter().collect();
-                broadcast(&ctx, &views::startup_summary(&refs), false).await;
+                let silent =
+                    quiet_hours(&ctx) && !refs.iter().any(|p| p.priority == Priority::Urgent);
+                broadcast(&ctx, &views::startup_summary(&refs), silent).await;
             }
             Notice::Problem(p) => {
                 let name = p
@@ -165,10 +167,12 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
             }
             Notice::Escalated(plan, users) => {
                 let view = views::nudge(&plan, views::Nudge::Escalated, chrono::Utc::now());
-                send_to(&ctx, users, &view, false).await;
+                let silent = quiet(&ctx, [&plan]);
+                send_to(&ctx, users, &view, silent).await;
             }
             Notice::DeadlineSubmitted(plan) => {
-                broadcast(&ctx, &views::deadline_submitted(&plan), false).await;
+                let silent = quiet(&ctx, [&plan]);
+                broadcast(&ctx, &views::deadline_submitted(&plan), silent).await;
             }
         }
     }
@@ -192,7 +196,7 @@ async fn announce(
     for (heads, plan) in items {
         if held.is_empty() && recent.len() < BURST_LIMIT {
             recent.push_back(Instant::now());
-            let silent = plan.priority == Priority::Low;
+            let silent = quiet(ctx, [&plan]);
             broadcast(ctx, &burst_view(heads, std::slice::from_ref(&plan)), silent).await;
         } else {
             held.push((heads, plan));
@@ -208,6 +212,17 @@ fn burst_view(heads: Heads, plans: &[Plan]) -> views::View {
         (Heads::New, _) => views::announcement_burst(&plans.iter().collect::<Vec<_>>()),
         (Heads::Reminder, _) => views::nudge_burst(&plans.iter().collect::<Vec<_>>(), now),
     }
+}
+
+/// Whether a message about `plans` goes out silently: low priority only, or quiet hours with nothing urgent.
+fn quiet<'a>(ctx: &Ctx, plans: impl IntoIterator<Item = &'a Plan>) -> bool {
+    let plans: Vec<&Plan> = plans.into_iter().collect();
+    plans.iter().all(|p| p.priority == Priority::Low)
+        || (quiet_hours(ctx) && !plans.iter().any(|p| p.priority == Priority::Urgent))
+}
+
+fn quiet_hours(ctx: &Ctx) -> bool {
+    ctx.quiet.as_ref().is_some_and(|q| q.now())
 }
 
 async fn broadcast(ctx: &Ctx, view: &views::View, silent: bool) {

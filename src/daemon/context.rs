@@ -20,6 +20,8 @@ pub struct Ctx {
     pub api: Api,
     pub actions: Actions,
     pub state: Arc<State>,
+    /// `notifications.quietHours`: announcements and reminders silent then, except urgent plans.
+    pub quiet: Option<Arc<crate::quiet::QuietHours>>,
 }
 
 impl Ctx {

@@ -43,6 +43,8 @@ pub struct Settings {
     pub queue_dir: PathBuf,
     pub watch: Mode,
     pub notifications: bool,
+    /// Quiet hours (announcements and reminders silent, except urgent plans); `None`: never quiet.
+    pub quiet_hours: Option<crate::quiet::QuietHours>,
     /// getUpdates long-poll timeout.
     pub poll_timeout: Duration,
     /// HTTP timeout of every other call (the long poll gets this plus its own timeout).
@@ -74,6 +76,7 @@ impl Settings {
                 poll: Duration::from_millis(1000),
             },
             notifications: true,
+            quiet_hours: None,
             poll_timeout: Duration::from_secs(10),
             http_timeout: Duration::from_secs(17),
         }
@@ -117,6 +120,7 @@ pub async fn run(
         api: Api { bot: bot.clone() },
         actions: Actions::new(queue, Access::new(settings.allowed_users.iter().copied())),
         state: Arc::new(State::default()),
+        quiet: settings.quiet_hours.clone().map(Arc::new),
     };
 
     let polling = poll(ctx.clone(), settings.clone(), scan);
