@@ -1,5 +1,5 @@
-//! Crash safety: the real `arbiter run` binary is SIGKILLed at random moments while taps and submits stream in,
-//! then restarted. After every kill the queue must hold every acknowledged answer and every acknowledged submit,
+//! Crash safety: the real `arbiter run` binary is SIGKILLed at random moments while taps and submits stream in
+//! and deadlines fire, then restarted. After every kill the queue must hold every acknowledged answer and every acknowledged submit,
 //! every file must parse, and nothing may be half-done in a way the next start can't finish.
 //!
 //! `ARBITER_CRASH_KILLS` sets the number of kills (default 20, as CI runs it); README records a 500-kill run.
@@ -109,6 +109,18 @@ fn check_invariants(q: &TempQueue, queue: &Queue, acked: &[Tap]) {
             p.id
         );
         assert_eq!(p.status, PlanStatus::Completed);
+        // The notify file is written before the move into completed/, by a person's submit or a deadline's.
+        assert!(
+            q.files("notify").contains(&format!("s--{}.md", p.id)),
+            "completed plan {} has no notify file",
+            p.id
+        );
+        assert_eq!(
+            p.remaining(),
+            0,
+            "completed plan {} has pending decisions",
+            p.id
+        );
     }
     for p in &pending {
         assert!(
@@ -193,10 +205,18 @@ async fn sigkill_at_random_moments_loses_no_acknowledged_answer() {
     for kill in 0..kills {
         // Keep a few plans pending.
         while queue.scan_pending().unwrap().plans.len() < 4 {
-            q.drop_plan(
-                &format!("plan-{next_plan}.md"),
-                &plan_with(&format!("p{next_plan}"), "s", 3),
-            );
+            let mut text = plan_with(&format!("p{next_plan}"), "s", 3);
+            // Every third plan has a deadline that submits it within 0.6 s (before the taps finish it, mostly): kills
+            // land while deadlines fire.
+            if next_plan % 3 == 0 {
+                let at = chrono::Utc::now() + chrono::Duration::milliseconds(rng.below(600) as i64);
+                let keys = format!(
+                    "status: pending\ndeadline: {}\non_deadline: submit\n",
+                    at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+                );
+                text = text.replacen("status: pending\n", &keys, 1);
+            }
+            q.drop_plan(&format!("plan-{next_plan}.md"), &text);
             next_plan += 1;
         }
         let since = SystemTime::now();
@@ -284,8 +304,15 @@ async fn sigkill_at_random_moments_loses_no_acknowledged_answer() {
         "no tap was ever acknowledged: the test exercised nothing"
     );
     eprintln!(
-        "crash test done: {kills} kills, {acked_count} acknowledged taps, {} plans completed, {:?}",
+        "crash test done: {kills} kills, {acked_count} acknowledged taps, {} plans completed ({} of them with a deadline), {:?}",
         completed.len(),
+        completed
+            .iter()
+            .filter(|p| p
+                .decisions
+                .iter()
+                .any(|d| d.answered_by.as_deref() == Some("deadline")))
+            .count(),
         started.elapsed()
     );
 }
