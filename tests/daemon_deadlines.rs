@@ -256,3 +256,60 @@ async fn quiet_hours_make_announcements_silent_except_for_urgent_plans() {
     let fire = d.wait_message(|m| m.plain.contains("Release fire")).await;
     assert!(!fire.disable_notification, "an urgent plan still rings");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn taps_racing_the_deadline_either_win_whole_or_record_nothing() {
+    use arbiter_zebu::telegram::callback::{Callback, fingerprint, plan_ref};
+    const PLANS: usize = 12;
+    let q = TempQueue::new();
+    let deadline = chrono::Utc::now() + chrono::Duration::seconds(3);
+    let keys = format!(
+        "deadline: {}\non_deadline: submit\n",
+        deadline.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    );
+    for i in 0..PLANS {
+        q.drop_plan(&format!("race{i}.md"), &plan(&format!("race{i}"), &keys));
+    }
+    let d = Running::start(q).await;
+    // Tap "Stable" on every plan's first decision, spread around the deadline (250 ms apart, the middle one on it).
+    let mut taps = Vec::new();
+    for i in 0..PLANS {
+        let at = deadline + chrono::Duration::milliseconds(250 * (i as i64 - PLANS as i64 / 2));
+        if let Ok(wait) = (at - chrono::Utc::now()).to_std() {
+            tokio::time::sleep(wait).await;
+        }
+        let data = Callback::Answer {
+            plan: plan_ref(&format!("race{i}")),
+            index: 0,
+            option: 0,
+            seen: fingerprint(&["channel", "a", "Stable"]),
+        }
+        .encode();
+        taps.push(d.fake.tap_raw(OWNER, 0, &data));
+    }
+    assert!(d.wait_answered(&taps, WAIT).await, "every tap is answered");
+    let answers = d.fake.callback_answers();
+    let (mut won, mut lost) = (0, 0);
+    for (i, qid) in taps.iter().enumerate() {
+        let text = wait_file(&d.queue, "completed", &format!("race{i}.md")).await;
+        let (_, _, alert) = answers.iter().find(|(q, ..)| q == qid).unwrap();
+        let plan = arbiter_zebu::plan::parse(&text, "x").unwrap();
+        let first = &plan.decisions[0];
+        if *alert {
+            // The deadline was first: the tap recorded nothing, the default stands.
+            lost += 1;
+            assert_eq!(first.answer.as_deref(), Some("b"), "{text}");
+            assert_eq!(first.answered_by.as_deref(), Some("deadline"), "{text}");
+        } else {
+            // The tap was acknowledged: its answer is in the submitted file.
+            won += 1;
+            assert_eq!(first.answer.as_deref(), Some("a"), "{text}");
+            assert_eq!(first.answered_by.as_deref(), Some("93533553"), "{text}");
+        }
+        assert_eq!(plan.decisions[1].answered_by.as_deref(), Some("deadline"));
+        assert_eq!(plan.remaining(), 0);
+    }
+    assert!(d.queue.files("pending").is_empty());
+    assert_eq!(d.queue.files("notify").len(), PLANS);
+    eprintln!("race: {won} taps before the deadline, {lost} after");
+}
