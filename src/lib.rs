@@ -20,5 +20,6 @@ pub mod mcp;
 pub mod plan;
 pub mod queue;
 mod serde_message;
+pub mod stats;
 pub mod sync;
 pub mod telegram;
