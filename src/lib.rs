@@ -21,5 +21,6 @@ pub mod plan;
 pub mod queue;
 pub mod quiet;
 mod serde_message;
+pub mod stats;
 pub mod sync;
 pub mod telegram;

@@ -48,20 +48,7 @@ pub fn table(plans: &[Loaded], now: DateTime<Utc>) -> String {
             p.id.clone(),
         ]);
     }
-    let widths: Vec<usize> = (0..6)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    let mut out = String::new();
-    for row in rows {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(cell, w)| format!("{cell}{}", " ".repeat(w - cell.chars().count())))
-            .collect();
-        out.push_str(cells.join("  ").trim_end());
-        out.push('\n');
-    }
-    out
+    super::table::aligned(&rows)
 }
 
 /// How long ago an RFC 3339 time was: `45s`, `3m`, `2h`, `4d`; `-` when it can't be read.

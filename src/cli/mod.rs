@@ -18,6 +18,8 @@ mod notifications;
 mod push;
 mod run;
 mod show;
+mod stats;
+mod table;
 mod wait;
 
 /// Exit codes every command shares (documented in README).
@@ -108,6 +110,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Figures over the queue: completed plans in a period (counts, time to decide, by agent, tag and person,
+    /// the slowest decisions) and the pending queue now.
+    Stats {
+        /// Start of the period: a duration back from now (`30d`, `12h`), an RFC 3339 time or a date
+        /// (`2026-02-01`, midnight UTC). Default: 30d.
+        #[arg(long, value_name = "D")]
+        since: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Serve the agent tools over MCP on standard input/output.
     Mcp,
     /// Hook commands for agent tools: the hook input on stdin, the decision on stdout.
@@ -148,6 +160,7 @@ pub fn main() -> ExitCode {
             notifications::run(queue, session.as_deref(), ack, json)
         }
         Command::List { json } => list::run(queue, json),
+        Command::Stats { since, json } => stats::run(queue, since.as_deref(), json),
         Command::Mcp => open_queue(queue).and_then(crate::mcp::run),
     };
     match result {

@@ -1,0 +1,105 @@
+//! `arbiter stats` over 10,000 completed plans (3 decisions each), beside `cat` of the same files: issue 15's
+//! target is at most twice the time to read them. Also `stats::compute` alone, in process, on the parsed plans.
+//! Prints Markdown rows for BENCHMARKS.md.
+#![allow(clippy::unwrap_used)]
+
+use std::fs;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use arbiter_zebu::plan::{Plan, parse, timing::parse_time};
+use arbiter_zebu::stats;
+
+const PLANS: usize = 10_000;
+
+/// A completed plan: created at a minute past some hour, decisions answered minutes later by one of 3 people.
+fn completed(p: usize) -> String {
+    let mut out = format!(
+        "---\nid: p{p}\nagent: agent{}\ntag: tag{}\ntitle: Plan {p}\npriority: normal\nstatus: completed\n\
+         created_at: 2026-02-01T{:02}:00:00Z\ncompleted_at: 2026-02-02T{:02}:{:02}:00Z\n---\n\n# Plan {p}\n\nContext.\n\n",
+        p % 7,
+        p % 5,
+        p % 24,
+        p % 24,
+        p % 60
+    );
+    for d in 1..=3 {
+        out.push_str(&format!(
+            "---\n\n## Decision {d}: Question {d}\n\nid: q{d}\nstatus: answered\nanswer: a\n\
+             answered_at: 2026-02-01T{:02}:{:02}:00Z\nanswered_by: {}\n\n**Context:** Why {d}?\n\n**Options:**\n\
+             - `a` — First choice\n- `b` — Second choice\n\n",
+            p % 24,
+            (p + d * 7) % 60,
+            1000 + p % 3
+        ));
+    }
+    out
+}
+
+fn best(mut run: impl FnMut() -> Duration) -> Duration {
+    run();
+    (0..3).map(|_| run()).min().unwrap()
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let done = dir.path().join("completed");
+    fs::create_dir_all(&done).unwrap();
+    let texts: Vec<String> = (0..PLANS).map(completed).collect();
+    for (p, text) in texts.iter().enumerate() {
+        fs::write(done.join(format!("p{p:05}.md")), text).unwrap();
+    }
+    let cat = best(|| {
+        let t0 = Instant::now();
+        let status = Command::new("sh")
+            .arg("-c")
+            .arg(format!("cat {}/*.md > /dev/null", done.display()))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        t0.elapsed()
+    });
+    let run = best(|| {
+        let t0 = Instant::now();
+        let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["stats", "--json", "--since", "2026-01-01", "--queue"])
+            .arg(dir.path())
+            .env_remove("ARBITER_QUEUE")
+            .output()
+            .unwrap();
+        let elapsed = t0.elapsed();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains(&format!("\"plans_completed\": {PLANS}"))
+        );
+        elapsed
+    });
+    let plans: Vec<Plan> = texts.iter().map(|t| parse(t, "x").unwrap()).collect();
+    let since = parse_time("2026-01-01T00:00:00Z").unwrap();
+    let now = parse_time("2026-02-10T00:00:00Z").unwrap();
+    let compute = best(|| {
+        let t0 = Instant::now();
+        std::hint::black_box(stats::compute(&plans, &[], since, now, &str::to_owned));
+        t0.elapsed()
+    });
+    println!("| measure | samples | time | beside | ratio | target |");
+    println!("|---|---|---|---|---|---|");
+    println!(
+        "| `arbiter stats --json`, {PLANS} completed plans | 3 (best) | {} | cat of the same files: {} | {:.2} | ≤ 2 |",
+        ms(run),
+        ms(cat),
+        run.as_secs_f64() / cat.as_secs_f64()
+    );
+    println!(
+        "| `stats::compute` alone, {PLANS} parsed plans | 3 (best) | {} | | | |",
+        ms(compute)
+    );
+}
