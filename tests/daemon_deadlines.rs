@@ -191,6 +191,23 @@ async fn escalation_goes_once_to_the_named_user_who_may_then_answer() {
             )
             .await
     );
+    // Continue to the first decision and pick A: recorded as the escalated user's answer.
+    for label in ["▶️ Continue", "A"] {
+        let qid = d
+            .fake
+            .tap_label(SECOND_USER, message.message_id, label)
+            .unwrap();
+        assert!(d.wait_answered(std::slice::from_ref(&qid), WAIT).await);
+    }
+    let text = d.queue.read("pending", "esc.md");
+    assert!(
+        text.contains("id: channel\nstatus: answered\ndefault: b\nanswer: a\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("answered_by: {SECOND_USER}\n")),
+        "{text}"
+    );
     tokio::time::sleep(Duration::from_secs(3)).await;
     let sent = d
         .fake
