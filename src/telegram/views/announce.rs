@@ -17,20 +17,11 @@ const BURST_LISTED: usize = 10;
 #[must_use]
 pub fn announcement(plan: &Plan) -> View {
     let text = fit(|caps| {
-        let mut text = format!(
-            "📥 *New decision plan*\n\n{} {}",
-            plan.priority.icon(),
-            plan.priority.as_str()
-        );
-        let tag = tag_prefix(plan, caps);
-        if !tag.is_empty() {
-            text.push_str(&format!(" · {}", tag.trim_end()));
-        }
-        text.push_str(&format!(
-            "\n*{}*\n{}",
-            line(&plan.title, caps.title),
+        let text = format!(
+            "📥 *New decision plan*\n\n{}\n{}",
+            plan_heading(plan, caps),
             asked_by(plan, caps)
-        ));
+        );
         Draft::from(text)
     })
     .text;
@@ -84,6 +75,17 @@ pub fn startup_summary(plans: &[&Plan]) -> View {
         n => format!("📋 *{n} plans waiting*\n\n{}", priority_counts(plans)),
     };
     View::new(text, vec![vec![to_queue("📋 Open queue")]])
+}
+
+/// `🟡 normal · \[tag\]` then `*Title*` on the next line: how unasked messages name a plan.
+pub(super) fn plan_heading(plan: &Plan, caps: Caps) -> String {
+    let mut text = format!("{} {}", plan.priority.icon(), plan.priority.as_str());
+    let tag = tag_prefix(plan, caps);
+    if !tag.is_empty() {
+        text.push_str(&format!(" · {}", tag.trim_end()));
+    }
+    text.push_str(&format!("\n*{}*", line(&plan.title, caps.title)));
+    text
 }
 
 /// `3 decisions · from ceo` (the agent part only when known).

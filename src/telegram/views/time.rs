@@ -64,19 +64,10 @@ pub fn nudge(plan: &Plan, nudge: Nudge, now: DateTime<Utc>) -> View {
     };
     let text = fit(|caps| {
         let mut text = format!(
-            "{head}\n\n{} {}",
-            plan.priority.icon(),
-            plan.priority.as_str()
-        );
-        let tag = tag_prefix(plan, caps);
-        if !tag.is_empty() {
-            text.push_str(&format!(" · {}", tag.trim_end()));
-        }
-        text.push_str(&format!(
-            "\n*{}*\n{}",
-            line(&plan.title, caps.title),
+            "{head}\n\n{}\n{}",
+            super::announce::plan_heading(plan, caps),
             escape(&left(plan))
-        ));
+        );
         let created = plan
             .created_at
             .as_deref()
