@@ -230,7 +230,7 @@ impl Queue {
             let text = String::from_utf8(before.clone()).map_err(|_| {
                 StoreError::Invalid(Diagnostic::new(0, "not UTF-8 text").in_file(&path))
             })?;
-            let new_text = plan::apply(&text, &stem(&path), edit, by, now)?;
+            let (new_text, new_plan) = plan::apply_parsed(&text, &stem(&path), edit, by, now)?;
             let temp =
                 atomic::write_temp(&path, new_text.as_bytes()).map_err(StoreError::io(&path))?;
             // Last look before the rename: if an agent replaced the file meanwhile, start over on its version.
@@ -243,7 +243,12 @@ impl Queue {
                 return Err(StoreError::Io { path, source: e });
             }
             sync_dir(&path).map_err(StoreError::io(&path))?;
-            let loaded = load(&path, Location::Pending)?;
+            // The plan as written: the edit's read-back check parsed exactly these bytes.
+            let loaded = Loaded {
+                path,
+                plan: new_plan,
+                location: Location::Pending,
+            };
             if edit.submits() {
                 let (plan, notify) = self.complete(&loaded)?;
                 return Ok(Outcome::Completed { plan, notify });
