@@ -287,6 +287,72 @@ async fn start_ratio(n: usize) -> (Duration, Duration) {
     (starts.into_iter().min().unwrap(), cat_time)
 }
 
+/// With `plans` pending (3 decisions each): idle RSS after start, then the owner's `/queue` → the queue view's
+/// sendMessage at the fake (end to end, what the owner waits for), then a plan dropped into pending/ → its
+/// announcement. Returns (queue replies, announcements, idle RSS KiB).
+async fn scaling(plans: usize, samples: usize) -> (Stats, Stats, u64) {
+    let env = Env::new().await;
+    for p in 0..plans {
+        fs::write(
+            env.pending().join(format!("p{p:05}.md")),
+            plan_text(&format!("p{p}"), 3),
+        )
+        .unwrap();
+    }
+    let (child, since) = env.spawn(false, 1000);
+    env.wait_polling(since).await;
+    // Let the start-up summary go out and the daemon settle before reading its memory.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let idle = rss_kib(child.id());
+    let mut replies = Vec::new();
+    for _ in 0..samples {
+        let t0 = SystemTime::now();
+        env.fake.send_text(OWNER, "/queue");
+        let call = env
+            .fake
+            .wait_for_call(
+                "sendMessage",
+                |c| {
+                    c.at >= t0
+                        && c.params["text"]
+                            .as_str()
+                            .is_some_and(|t| t.contains("Decision Queue"))
+                },
+                WAIT,
+            )
+            .await
+            .expect("queue view");
+        replies.push(call.at.duration_since(t0).unwrap_or_default());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let mut announced = Vec::new();
+    for i in 0..samples {
+        let id = format!("new{i}");
+        let staged = env.pending().join(format!(".{id}.tmp"));
+        fs::write(&staged, plan_text(&id, 1)).unwrap();
+        let t0 = SystemTime::now();
+        fs::rename(&staged, env.pending().join(format!("{id}.md"))).unwrap();
+        let needle = format!("Plan {id}");
+        let call = env
+            .fake
+            .wait_for_call(
+                "sendMessage",
+                |c| {
+                    c.params["text"]
+                        .as_str()
+                        .is_some_and(|t| t.contains(&needle))
+                },
+                WAIT,
+            )
+            .await
+            .expect("announcement");
+        announced.push(call.at.duration_since(t0).unwrap_or_default());
+        tokio::time::sleep(Duration::from_millis(700)).await;
+    }
+    stop(child);
+    (Stats::new(replies), Stats::new(announced), idle)
+}
+
 fn render_queue(n: usize) -> Stats {
     let plans: Vec<_> = (0..n)
         .map(|p| parse(&plan_text(&format!("p{p}"), 3), "x").unwrap())
@@ -332,6 +398,47 @@ async fn main() {
     .unwrap();
     writeln!(out, "\n| measure | samples | median | p99 | beside | ratio | target |\n|---|---|---|---|---|---|---|").unwrap();
 
+    // Cost against the queue's size, each size beside the same run's 10 plans.
+    let mut base: Option<(Duration, Duration)> = None;
+    for plans in [10, 1000, 10_000] {
+        let (replies, announced, idle) = scaling(plans, n(20, 5)).await;
+        let (q10, a10) = *base.get_or_insert((replies.median(), announced.median()));
+        let ratio = |d: Duration, b: Duration| d.as_secs_f64() / b.as_secs_f64();
+        writeln!(
+            out,
+            "| `/queue` → queue view sent ({plans} plans pending) | {} | {} | {} | 10 plans: {} | {:.2} | ≤ 2 |",
+            replies.samples.len(),
+            ms(replies.median()),
+            ms(replies.p99()),
+            ms(q10),
+            ratio(replies.median(), q10)
+        )
+        .unwrap();
+        writeln!(
+            out,
+            "| plan dropped → announced ({plans} plans pending) | {} | {} | {} | 10 plans: {} | {:.2} | ≤ 2 |",
+            announced.samples.len(),
+            ms(announced.median()),
+            ms(announced.p99()),
+            ms(a10),
+            ratio(announced.median(), a10)
+        )
+        .unwrap();
+        let target = match plans {
+            1000 => "≤ 16 MiB",
+            10_000 => "≤ 48 MiB",
+            _ => "",
+        };
+        writeln!(
+            out,
+            "| resident memory idle after start ({plans} plans pending) | 1 | {:.1} MiB | | | | {target} |",
+            idle as f64 / 1024.0
+        )
+        .unwrap();
+    }
+    if std::env::var("ARBITER_BENCH_SCALING_ONLY").is_ok() {
+        return;
+    }
     let inotify = notify_latency(false, n(60, 10)).await;
     writeln!(
         out,
@@ -390,9 +497,10 @@ async fn main() {
     .unwrap();
     writeln!(
         out,
-        "| resident memory after {} taps | 1 | {:.1} MiB | | | | |",
+        "| resident memory after {} taps (10 plans) | 1 | {:.1} MiB | growth {:.1} MiB | | | growth ≤ 2 MiB |",
         tap_samples(10),
-        rss.1 as f64 / 1024.0
+        rss.1 as f64 / 1024.0,
+        (rss.1 as f64 - rss.0 as f64) / 1024.0
     )
     .unwrap();
 }

@@ -94,8 +94,12 @@ fn snapshot(queue: &Queue) -> (Vec<Plan>, Vec<Plan>) {
         completed.problems
     );
     (
-        pending.plans.into_iter().map(|l| l.plan).collect(),
-        completed.plans.into_iter().map(|l| l.plan).collect(),
+        pending.plans.into_iter().map(|l| l.plan.clone()).collect(),
+        completed
+            .plans
+            .into_iter()
+            .map(|l| l.plan.clone())
+            .collect(),
     )
 }
 

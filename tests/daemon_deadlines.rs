@@ -193,6 +193,13 @@ async fn escalation_goes_once_to_the_named_user_who_may_then_answer() {
     );
     // Continue to the first decision and pick A: recorded as the escalated user's answer.
     for label in ["▶️ Continue", "A"] {
+        // The view is redrawn beside the callback answer: wait for the button itself.
+        let shown = |f: &FakeBot| {
+            f.messages(SECOND_USER).iter().any(|m| {
+                m.message_id == message.message_id && m.buttons().iter().any(|b| b.text == label)
+            })
+        };
+        assert!(d.fake.wait_until(shown, WAIT).await, "no {label} button");
         let qid = d
             .fake
             .tap_label(SECOND_USER, message.message_id, label)

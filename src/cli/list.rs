@@ -7,6 +7,8 @@ use chrono::{DateTime, Utc};
 
 use crate::agent::AgentError;
 use crate::agent::report::StatusReport;
+use std::sync::Arc;
+
 use crate::queue::Loaded;
 
 pub fn run(queue: Option<&Path>, json: bool) -> Result<ExitCode, AgentError> {
@@ -14,7 +16,7 @@ pub fn run(queue: Option<&Path>, json: bool) -> Result<ExitCode, AgentError> {
     for problem in &scan.problems {
         eprintln!("arbiter: warning: {}", problem.diagnostic);
     }
-    let mut plans = scan.plans;
+    let mut plans: Vec<Loaded> = scan.plans.into_iter().map(Arc::unwrap_or_clone).collect();
     plans.sort_by(|a, b| {
         (a.plan.priority, &a.plan.created_at).cmp(&(b.plan.priority, &b.plan.created_at))
     });

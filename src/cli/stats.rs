@@ -23,8 +23,15 @@ pub fn run(queue: Option<&Path>, since: Option<&str>, json: bool) -> Result<Exit
     for problem in pending.problems.iter().chain(&completed.problems) {
         eprintln!("arbiter: warning: {}", problem.diagnostic);
     }
-    let plans =
-        |scan: crate::queue::Scan| scan.plans.into_iter().map(|l| l.plan).collect::<Vec<_>>();
+    let plans = |scan: crate::queue::Scan| {
+        scan.plans
+            .into_iter()
+            // Shared with the store's cache only for pending/: take the plan, cloning only then.
+            .map(|l| {
+                std::sync::Arc::try_unwrap(l).map_or_else(|shared| shared.plan.clone(), |l| l.plan)
+            })
+            .collect::<Vec<_>>()
+    };
     // No `people` config yet: a person is shown by their Telegram user id.
     let stats = stats::compute(
         &plans(completed),

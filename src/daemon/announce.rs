@@ -96,7 +96,8 @@ fn absorb(ctx: &Ctx, mut scan: Scan, notices: &mpsc::UnboundedSender<Notice>) ->
         let mut announced = ctx.state.lock_announced();
         scan.plans
             .iter()
-            .filter(|l| announced.insert(l.plan.id.clone()))
+            // `contains` first: a rescan of a large queue should not copy every id it has already seen.
+            .filter(|l| !announced.contains(&l.plan.id) && announced.insert(l.plan.id.clone()))
             .map(|l| l.plan.clone())
             .collect()
     };

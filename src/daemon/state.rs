@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::{Instant, SystemTime};
 
 use crate::queue::{Loaded, Problem};
@@ -12,13 +12,14 @@ use crate::telegram::callback::{PlanRef, plan_ref};
 /// Pending plans from the last scan, in queue order, with their button references.
 #[derive(Debug, Default)]
 pub struct Snapshot {
-    pub plans: Vec<Loaded>,
+    /// Shared with the store's cache: a snapshot holds no copy of a plan.
+    pub plans: Vec<Arc<Loaded>>,
     by_ref: HashMap<PlanRef, usize>,
 }
 
 impl Snapshot {
     #[must_use]
-    pub fn new(plans: Vec<Loaded>) -> Snapshot {
+    pub fn new(plans: Vec<Arc<Loaded>>) -> Snapshot {
         let by_ref = plans
             .iter()
             .enumerate()
@@ -29,7 +30,7 @@ impl Snapshot {
 
     #[must_use]
     pub fn by_ref(&self, r: &PlanRef) -> Option<&Loaded> {
-        self.by_ref.get(r).map(|&i| &self.plans[i])
+        self.by_ref.get(r).map(|&i| &*self.plans[i])
     }
 }
 

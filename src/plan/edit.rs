@@ -6,7 +6,8 @@ use super::lines;
 use super::parse::meta_key;
 use serde_yaml::{Mapping, Value};
 
-use super::{DecisionStatus, Diagnostic, Plan, PlanStatus, frontmatter, parse, timing, yaml_value};
+use super::parse::parse_with_frontmatter;
+use super::{DecisionStatus, Diagnostic, Plan, PlanStatus, parse, timing, yaml_value};
 
 /// A change the human asked for. `Answer` carries the label the human saw, so a tap on a view that the agent has
 /// since changed records nothing.
@@ -86,10 +87,22 @@ pub fn apply(
     by: Option<&str>,
     now: &str,
 ) -> Result<String, EditError> {
+    apply_parsed(text, stem, edit, by, now).map(|(new_text, _)| new_text)
+}
+
+/// [`apply`], also returning the edited text as parsed by its read-back check: the text is parsed once before
+/// the edit and once after (the check), and the caller needs no third parse.
+pub fn apply_parsed(
+    text: &str,
+    stem: &str,
+    edit: &Edit,
+    by: Option<&str>,
+    now: &str,
+) -> Result<(String, Plan), EditError> {
     if *edit == Edit::Deadline {
         return apply_deadline(text, stem, by, now);
     }
-    let plan = parse(text, stem).map_err(EditError::Invalid)?;
+    let (plan, before) = parse_with_frontmatter(text, stem).map_err(EditError::Invalid)?;
     if plan.status == PlanStatus::Completed {
         return Err(EditError::Completed);
     }
@@ -171,12 +184,13 @@ pub fn apply(
         Edit::Reminded => vec![time("reminded_at")],
         Edit::Escalated => vec![time("escalated_at")],
         _ => {
-            // Counts come from the decisions as they now stand.
-            let after = parse(&file.join(), stem).map_err(EditError::WouldCorrupt)?;
+            // Counts come from the decisions as they stand after this edit; the read-back check below confirms
+            // the edited file holds exactly these counts.
+            let counts = counts_after(&plan, edit);
             let status = match edit {
                 Edit::Submit => PlanStatus::Completed,
-                _ if after.remaining() < after.decisions.len() => PlanStatus::InProgress,
-                _ => after.status,
+                _ if counts.remaining < counts.total => PlanStatus::InProgress,
+                _ => plan.status,
             };
             let count = |key, n: usize| OwnedKey {
                 key,
@@ -189,9 +203,9 @@ pub fn apply(
                     value: status.as_str().to_owned(),
                     yaml: yaml_value::scalar(status.as_str()),
                 },
-                count("total", after.decisions.len()),
-                count("answered", after.answered()),
-                count("remaining", after.remaining()),
+                count("total", counts.total),
+                count("answered", counts.answered),
+                count("remaining", counts.remaining),
                 time("updated_at"),
             ];
             if *edit == Edit::Submit {
@@ -200,9 +214,6 @@ pub fn apply(
             fields
         }
     };
-    let before = frontmatter::parse(&lines::split(text))
-        .map_err(EditError::Invalid)?
-        .map;
     for field in &fields {
         // A key YAML does not see at the top level has no line of its own (a look-alike inside a quoted value
         // is not it): insert one.
@@ -210,9 +221,69 @@ pub fn apply(
         file.set(&mut fm, field.key, &field.yaml, true, known);
     }
     let new_text = file.join();
-    verify(&new_text, stem, edit).map_err(EditError::WouldCorrupt)?;
-    verify_frontmatter(&before, &new_text, &fields).map_err(EditError::WouldCorrupt)?;
-    Ok(new_text)
+    // One parse of the result for every read-back check.
+    let (after, after_map) =
+        parse_with_frontmatter(&new_text, stem).map_err(EditError::WouldCorrupt)?;
+    verify(&after, edit).map_err(EditError::WouldCorrupt)?;
+    if let Some(counts) = fields
+        .iter()
+        .any(|f| f.key == "total")
+        .then(|| counts_after(&plan, edit))
+        && counts != Counts::of(&after)
+    {
+        return Err(EditError::WouldCorrupt(Diagnostic::new(
+            0,
+            "the edited file's decisions do not read back as the edit",
+        )));
+    }
+    verify_frontmatter(&before, &after_map, &fields).map_err(EditError::WouldCorrupt)?;
+    Ok((new_text, after))
+}
+
+/// Decision counts as the frontmatter records them.
+#[derive(Debug, PartialEq, Eq)]
+struct Counts {
+    total: usize,
+    answered: usize,
+    remaining: usize,
+}
+
+impl Counts {
+    fn of(plan: &Plan) -> Counts {
+        Counts {
+            total: plan.decisions.len(),
+            answered: plan.answered(),
+            remaining: plan.remaining(),
+        }
+    }
+}
+
+/// The counts of `plan` once `edit` holds: the edited decision takes its new status, the others keep theirs.
+fn counts_after(plan: &Plan, edit: &Edit) -> Counts {
+    let decided = match edit {
+        Edit::Answer { decision, .. } | Edit::Custom { decision, .. } => {
+            Some((decision, DecisionStatus::Answered))
+        }
+        Edit::Skip { decision } => Some((decision, DecisionStatus::Skipped)),
+        _ => None,
+    };
+    let status = |d: &super::Decision| match decided {
+        Some((id, s)) if d.id == *id => s,
+        _ => d.status,
+    };
+    Counts {
+        total: plan.decisions.len(),
+        answered: plan
+            .decisions
+            .iter()
+            .filter(|d| status(d) == DecisionStatus::Answered)
+            .count(),
+        remaining: plan
+            .decisions
+            .iter()
+            .filter(|d| status(d) == DecisionStatus::Pending)
+            .count(),
+    }
 }
 
 /// The deadline's edit: defaults or skips for every pending decision, then the submit, applied one after the
@@ -222,7 +293,7 @@ fn apply_deadline(
     stem: &str,
     by: Option<&str>,
     now: &str,
-) -> Result<String, EditError> {
+) -> Result<(String, Plan), EditError> {
     let plan = parse(text, stem).map_err(EditError::Invalid)?;
     if plan.status == PlanStatus::Completed {
         return Err(EditError::Completed);
@@ -253,7 +324,7 @@ fn apply_deadline(
         };
         text = apply(&text, stem, &edit, by, now)?;
     }
-    apply(&text, stem, &Edit::Submit, by, now)
+    apply_parsed(&text, stem, &Edit::Submit, by, now)
 }
 
 /// What the clock may do on `plan` at `now` (an RFC 3339 time; unreadable: nothing).
@@ -270,8 +341,11 @@ struct OwnedKey {
 }
 
 /// Every frontmatter key the edit does not own reads as before, and the owned ones as written.
-fn verify_frontmatter(before: &Mapping, text: &str, fields: &[OwnedKey]) -> Result<(), Diagnostic> {
-    let after = frontmatter::parse(&lines::split(text))?.map;
+fn verify_frontmatter(
+    before: &Mapping,
+    after: &Mapping,
+    fields: &[OwnedKey],
+) -> Result<(), Diagnostic> {
     let changed =
         |what: &str| Diagnostic::new(0, format!("the edit would change frontmatter key `{what}`"));
     for (key, value) in before {
@@ -302,8 +376,7 @@ fn verify_frontmatter(before: &Mapping, text: &str, fields: &[OwnedKey]) -> Resu
 }
 
 /// The result must parse and hold the edit; otherwise nothing is written.
-fn verify(text: &str, stem: &str, edit: &Edit) -> Result<(), Diagnostic> {
-    let plan: Plan = parse(text, stem)?;
+fn verify(plan: &Plan, edit: &Edit) -> Result<(), Diagnostic> {
     let holds = match edit {
         Edit::Answer { decision, key, .. } => plan.decision(decision).is_some_and(|d| {
             d.status == DecisionStatus::Answered && d.answer.as_ref() == Some(key)

@@ -12,7 +12,7 @@ pub mod timing;
 pub mod yaml_value;
 
 pub use diagnostic::Diagnostic;
-pub use edit::{Edit, EditError, apply};
+pub use edit::{Edit, EditError, apply, apply_parsed};
 pub use model::{Decision, DecisionOption, DecisionStatus, Plan, PlanStatus, Priority};
 pub use parse::{parse, parse_bytes};
 pub use timing::{Due, OnDeadline, Timing};

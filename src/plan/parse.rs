@@ -30,8 +30,17 @@ pub fn parse_bytes(bytes: &[u8], stem: &str) -> Result<Plan, Diagnostic> {
 
 /// Parses a decision file; `stem` (the file name without `.md`) is the id when the frontmatter has none.
 pub fn parse(text: &str, stem: &str) -> Result<Plan, Diagnostic> {
+    parse_with_frontmatter(text, stem).map(|(plan, _)| plan)
+}
+
+/// [`parse`], also returning the frontmatter as YAML read it (an edit checks its keys before and after).
+pub(super) fn parse_with_frontmatter(
+    text: &str,
+    stem: &str,
+) -> Result<(Plan, serde_yaml::Mapping), Diagnostic> {
     let all = lines::split(text);
-    let fm = frontmatter::parse(&all)?;
+    let mut fm = frontmatter::parse(&all)?;
+    let map = std::mem::take(&mut fm.map);
     let index = LineIndex::new(text);
     let body_offset: usize = all[..fm.body_start.min(all.len())]
         .iter()
@@ -73,7 +82,7 @@ pub fn parse(text: &str, stem: &str) -> Result<Plan, Diagnostic> {
         .or_else(|| h1.map(|h| heading_text(all[h])))
         .filter(|t| !t.is_empty())
         .unwrap_or_else(|| id.clone());
-    Ok(Plan {
+    let plan = Plan {
         id,
         title,
         priority: fm.priority,
@@ -89,7 +98,8 @@ pub fn parse(text: &str, stem: &str) -> Result<Plan, Diagnostic> {
         context,
         decisions,
         frontmatter_lines: fm.lines,
-    })
+    };
+    Ok((plan, map))
 }
 
 /// Line indices of the first `# ` heading and of every `## ` heading in the body, ATX style only

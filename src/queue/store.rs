@@ -59,10 +59,10 @@ pub struct Problem {
     pub version: (u64, Option<SystemTime>),
 }
 
-/// What a scan of a folder found.
+/// What a scan of a folder found. Plans are shared with the store's cache (a rescan copies no plan).
 #[derive(Debug, Default)]
 pub struct Scan {
-    pub plans: Vec<Loaded>,
+    pub plans: Vec<Arc<Loaded>>,
     pub problems: Vec<Problem>,
 }
 
@@ -86,8 +86,11 @@ pub struct Queue {
     locks: Arc<Mutex<HashMap<String, Arc<Mutex<()>>>>>,
     index: Arc<Mutex<HashMap<String, PathBuf>>>,
     /// Plans of the last pending/ scan by file version: a rescan parses only files that changed.
-    parsed: Arc<Mutex<HashMap<PathBuf, (Version, Loaded)>>>,
+    parsed: Arc<Mutex<ParsedCache>>,
 }
+
+/// Parsed plans by path, with the file version they were read from.
+type ParsedCache = HashMap<PathBuf, (Version, Arc<Loaded>)>;
 
 /// What identifies one version of a file: inode, size, modification and change times (ns).
 type Version = (u64, u64, i64, i64, i64, i64);
@@ -171,7 +174,7 @@ impl Queue {
         }
         let completed = self.scan_completed()?;
         // The newest completed plan with that id wins if an id was reused.
-        let mut matches: Vec<Loaded> = completed
+        let mut matches: Vec<Arc<Loaded>> = completed
             .plans
             .into_iter()
             .filter(|l| l.plan.id == id)
@@ -179,6 +182,7 @@ impl Queue {
         matches.sort_by_key(|l| fs::metadata(&l.path).and_then(|m| m.modified()).ok());
         matches
             .pop()
+            .map(Arc::unwrap_or_clone)
             .ok_or_else(|| StoreError::NotFound(id.to_owned()))
     }
 
@@ -195,7 +199,8 @@ impl Queue {
             .scan_pending()?
             .plans
             .into_iter()
-            .find(|l| l.plan.id == id))
+            .find(|l| l.plan.id == id)
+            .map(Arc::unwrap_or_clone))
     }
 
     /// Applies `edit` to the pending plan `id`: re-read from disk, apply, write atomically. Taps on one plan are
@@ -225,7 +230,7 @@ impl Queue {
             let text = String::from_utf8(before.clone()).map_err(|_| {
                 StoreError::Invalid(Diagnostic::new(0, "not UTF-8 text").in_file(&path))
             })?;
-            let new_text = plan::apply(&text, &stem(&path), edit, by, now)?;
+            let (new_text, new_plan) = plan::apply_parsed(&text, &stem(&path), edit, by, now)?;
             let temp =
                 atomic::write_temp(&path, new_text.as_bytes()).map_err(StoreError::io(&path))?;
             // Last look before the rename: if an agent replaced the file meanwhile, start over on its version.
@@ -238,7 +243,12 @@ impl Queue {
                 return Err(StoreError::Io { path, source: e });
             }
             sync_dir(&path).map_err(StoreError::io(&path))?;
-            let loaded = load(&path, Location::Pending)?;
+            // The plan as written: the edit's read-back check parsed exactly these bytes.
+            let loaded = Loaded {
+                path,
+                plan: new_plan,
+                location: Location::Pending,
+            };
             if edit.submits() {
                 let (plan, notify) = self.complete(&loaded)?;
                 return Ok(Outcome::Completed { plan, notify });
@@ -381,7 +391,7 @@ type Read = (PathBuf, fs::Metadata, Result<Loaded, StoreError>);
 fn scan_dir(
     dir: &Path,
     location: Location,
-    cache: Option<&Mutex<HashMap<PathBuf, (Version, Loaded)>>>,
+    cache: Option<&Mutex<ParsedCache>>,
 ) -> Result<Scan, StoreError> {
     let mut scan = Scan::default();
     let entries = fs::read_dir(dir).map_err(StoreError::io(dir))?;
@@ -406,19 +416,19 @@ fn scan_dir(
         .map_or(1, |n| n.get())
         .clamp(1, 8);
     let chunk = paths.len().div_ceil(threads).max(64);
-    let known: HashMap<PathBuf, (Version, Loaded)> = cache
+    let mut known: ParsedCache = cache
         .map(|c| std::mem::take(&mut *lock(c)))
         .unwrap_or_default();
     let (unchanged, paths): (Vec<_>, Vec<_>) = paths
         .into_iter()
         .partition(|(p, m)| known.get(p).is_some_and(|(v, _)| *v == version_of(m)));
-    let mut fresh: HashMap<PathBuf, (Version, Loaded)> =
-        HashMap::with_capacity(unchanged.len() + paths.len());
-    for (p, m) in unchanged {
-        if let Some(entry) = known.get(&p) {
-            fresh.insert(p, (version_of(&m), entry.1.clone()));
+    let mut fresh: ParsedCache = HashMap::with_capacity(unchanged.len() + paths.len());
+    for (p, _) in unchanged {
+        if let Some(entry) = known.remove(&p) {
+            fresh.insert(p, entry);
         }
     }
+    drop(known);
     let results: Vec<Vec<Read>> = std::thread::scope(|scope| {
         let workers: Vec<_> = paths
             .chunks(chunk)
@@ -438,7 +448,7 @@ fn scan_dir(
     for (path, meta, result) in results.into_iter().flatten() {
         match result {
             Ok(loaded) => {
-                fresh.insert(path, (version_of(&meta), loaded));
+                fresh.insert(path, (version_of(&meta), Arc::new(loaded)));
             }
             Err(StoreError::Invalid(diagnostic)) => scan.problems.push(Problem {
                 path: path.clone(),
@@ -455,9 +465,9 @@ fn scan_dir(
             Err(other) => return Err(other),
         }
     }
-    let mut plans: Vec<&(Version, Loaded)> = fresh.values().collect();
-    plans.sort_by(|a, b| a.1.path.cmp(&b.1.path));
-    scan.plans = plans.into_iter().map(|(_, l)| l.clone()).collect();
+    let mut plans: Vec<Arc<Loaded>> = fresh.values().map(|(_, l)| Arc::clone(l)).collect();
+    plans.sort_by(|a, b| a.path.cmp(&b.path));
+    scan.plans = plans;
     if let Some(c) = cache {
         *lock(c) = fresh;
     }

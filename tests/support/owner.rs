@@ -36,7 +36,7 @@ impl Owner {
                 .ok()
                 .and_then(|scan| scan.plans.into_iter().next())
             {
-                return Some(plan);
+                return Some(std::sync::Arc::unwrap_or_clone(plan));
             }
             if start.elapsed() > timeout {
                 return None;

@@ -178,6 +178,30 @@ fn the_fast_path_agrees_with_yaml() {
     }
 }
 
+/// The agreement tests above pass vacuously if the fast path never fires; this one fails if it stops taking the
+/// values a plan is made of (nulls, booleans, ids and keys, statuses, user ids, RFC 3339 timestamps).
+#[test]
+fn the_fast_path_takes_the_common_shapes() {
+    for v in [
+        "",
+        "~",
+        "null",
+        "true",
+        "False",
+        "pending",
+        "answered",
+        "jwt",
+        "auth-strategy",
+        "q_1",
+        "0",
+        "93533553",
+        "2026-01-30T00:00:00Z",
+        "2026-01-30T01:02:03.5+02:00",
+    ] {
+        assert!(read_plain(v).is_some(), "{v:?} went to the YAML parser");
+    }
+}
+
 proptest! {
     #[test]
     fn fast_path_agrees_on_arbitrary_values(s in "[a-zA-Z0-9_:.+TZ-]{1,24}") {
