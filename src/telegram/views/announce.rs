@@ -33,11 +33,22 @@ pub fn announcement(plan: &Plan) -> View {
 /// of 5, at most ten plans listed) and `📋 Open queue`.
 #[must_use]
 pub fn announcement_burst(plans: &[&Plan]) -> View {
+    let head = format!("📥 *{} new decision plans*", plans.len());
+    numbered_plans(&head, plans, asked_by)
+}
+
+/// A message about several plans (most urgent first): `head`, then numbered lines `N. 🟡 [tag] Title — tail`
+/// (at most ten; the rest counted), `1`…`N` Open buttons in rows of 5, and `📋 Open queue`.
+pub(super) fn numbered_plans(
+    head: &str,
+    plans: &[&Plan],
+    tail: impl Fn(&Plan, Caps) -> String,
+) -> View {
     let mut sorted = plans.to_vec();
     sorted.sort_by_key(|p| p.priority);
     let shown = &sorted[..sorted.len().min(BURST_LISTED)];
     let text = fit(|caps| {
-        let mut text = format!("📥 *{} new decision plans*\n", sorted.len());
+        let mut text = format!("{head}\n");
         for (i, plan) in shown.iter().enumerate() {
             text.push_str(&format!(
                 "\n{}\\. {} {}{} — {}",
@@ -45,7 +56,7 @@ pub fn announcement_burst(plans: &[&Plan]) -> View {
                 plan.priority.icon(),
                 tag_prefix(plan, caps),
                 line(&plan.title, caps.title),
-                asked_by(plan, caps)
+                tail(plan, caps)
             ));
         }
         let hidden = sorted.len() - shown.len();

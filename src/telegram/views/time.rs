@@ -7,11 +7,8 @@ use crate::plan::{DecisionStatus, Plan};
 use crate::telegram::callback::Callback;
 use crate::telegram::markdown::escape;
 
-use super::layout::{Caps, fit, line, pref, rows_of, tag_prefix, to_queue};
+use super::layout::{fit, line, pref, to_queue};
 use super::{Button, View};
-
-/// Most plans a folded message lists (and numbers as buttons); the rest are counted.
-const LISTED: usize = 10;
 
 /// A span as people say it, at most two units: `2d 3h`, `2h 15m`, `5m`, `45s`.
 #[must_use]
@@ -128,37 +125,12 @@ fn deadline_counts(plan: &Plan) -> String {
 /// buttons, then `📋 Open queue`.
 #[must_use]
 pub fn nudge_burst(plans: &[&Plan], now: DateTime<Utc>) -> View {
-    let mut sorted = plans.to_vec();
-    sorted.sort_by_key(|p| p.priority);
-    let shown = &sorted[..sorted.len().min(LISTED)];
-    let text = fit(|caps: Caps| {
-        let mut text = format!("⏰ *{} reminders*\n", sorted.len());
-        for (i, plan) in shown.iter().enumerate() {
-            text.push_str(&format!(
-                "\n{}\\. {} {}{} — {}",
-                i + 1,
-                plan.priority.icon(),
-                tag_prefix(plan, caps),
-                line(&plan.title, caps.title),
-                escape(&left(plan))
-            ));
-            if let Some(deadline) = plan.timing.deadline {
-                text.push_str(&format!(" · {}", escape(&due_text(deadline, now))));
-            }
+    let head = format!("⏰ *{} reminders*", plans.len());
+    super::announce::numbered_plans(&head, plans, |plan, _| {
+        let mut tail = escape(&left(plan));
+        if let Some(deadline) = plan.timing.deadline {
+            tail.push_str(&format!(" · {}", escape(&due_text(deadline, now))));
         }
-        let hidden = sorted.len() - shown.len();
-        if hidden > 0 {
-            text.push_str(&format!("\n_…and {hidden} more in the queue\\._"));
-        }
-        text.into()
+        tail
     })
-    .text;
-    let numbers = shown
-        .iter()
-        .enumerate()
-        .map(|(i, plan)| Button::new((i + 1).to_string(), Callback::Open { plan: pref(plan) }))
-        .collect();
-    let mut keyboard = rows_of(numbers, 5);
-    keyboard.push(vec![to_queue("📋 Open queue")]);
-    View::new(text, keyboard)
 }
