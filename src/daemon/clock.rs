@@ -5,12 +5,11 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use tokio::sync::mpsc;
 
 use crate::actions::{Action, Actor, Outcome};
-use crate::plan::timing::parse_time;
-use crate::plan::{Due, EditError, Plan};
+use crate::plan::{Due, EditError};
 use crate::queue::{Scan, StoreError};
 
 use super::announce::Notice;
@@ -21,13 +20,6 @@ const TICK: Duration = Duration::from_millis(400);
 /// After a failed action (the file can't be written), how long before the clock tries that plan again.
 const RETRY_AFTER: Duration = Duration::from_secs(30);
 
-/// What is due for `plan` at `now`.
-#[must_use]
-pub fn due(plan: &Plan, now: DateTime<Utc>) -> Due {
-    let created = plan.created_at.as_deref().and_then(parse_time);
-    plan.timing.due(created, now)
-}
-
 /// Applies deadlines that passed while the daemon was down, before the start-up announcement: those plans leave
 /// the scan (they are completed) and their summaries are queued first.
 pub async fn catch_up(ctx: &Ctx, scan: &mut Scan, notices: &mpsc::UnboundedSender<Notice>) {
@@ -35,13 +27,16 @@ pub async fn catch_up(ctx: &Ctx, scan: &mut Scan, notices: &mpsc::UnboundedSende
     let overdue: Vec<String> = scan
         .plans
         .iter()
-        .filter(|l| due(&l.plan, now).deadline)
+        .filter(|l| l.plan.due(now).deadline)
         // A plan the daemon will report as malformed here is not acted on.
         .filter(|l| ctx.actions.access().unknown_people(&l.plan).is_none())
         .map(|l| l.plan.id.clone())
         .collect();
     for id in overdue {
-        if take(ctx, &id, Action::ApplyDeadline, notices).await {
+        if matches!(
+            take(ctx, &id, Action::ApplyDeadline, notices).await,
+            Step::Done
+        ) {
             scan.plans.retain(|l| l.plan.id != id);
         }
     }
@@ -58,7 +53,7 @@ pub async fn run(ctx: Ctx, notices: mpsc::UnboundedSender<Notice>) {
         let work: Vec<(String, Due)> = ctx.state.with_snapshot(|s| {
             s.plans
                 .iter()
-                .map(|l| (l.plan.id.clone(), due(&l.plan, now)))
+                .map(|l| (l.plan.id.clone(), l.plan.due(now)))
                 .filter(|(_, d)| *d != Due::default())
                 .collect()
         });
@@ -79,7 +74,7 @@ pub async fn run(ctx: Ctx, notices: mpsc::UnboundedSender<Notice>) {
                 actions.push(Action::Remind);
             }
             for action in actions {
-                match take_logged(&ctx, &id, action, &notices).await {
+                match take(&ctx, &id, action, &notices).await {
                     Step::Done => changed = true,
                     Step::Failed => {
                         failed.insert(id.clone(), Instant::now());
@@ -101,17 +96,8 @@ enum Step {
     Failed,
 }
 
-/// Takes one of the clock's actions and queues what the people must be told; true when it changed the file.
+/// Takes one of the clock's actions and queues what the people must be told.
 async fn take(
-    ctx: &Ctx,
-    id: &str,
-    action: Action,
-    notices: &mpsc::UnboundedSender<Notice>,
-) -> bool {
-    matches!(take_logged(ctx, id, action, notices).await, Step::Done)
-}
-
-async fn take_logged(
     ctx: &Ctx,
     id: &str,
     action: Action,

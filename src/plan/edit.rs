@@ -329,8 +329,7 @@ fn apply_deadline(
 
 /// What the clock may do on `plan` at `now` (an RFC 3339 time; unreadable: nothing).
 fn due_now(plan: &Plan, now: &str) -> super::Due {
-    let created = plan.created_at.as_deref().and_then(timing::parse_time);
-    timing::parse_time(now).map_or_else(super::Due::default, |now| plan.timing.due(created, now))
+    timing::parse_time(now).map_or_else(super::Due::default, |now| plan.due(now))
 }
 
 /// A frontmatter key an edit owns: its value, and that value as YAML text.

@@ -234,6 +234,17 @@ impl Plan {
             .find(|&i| self.decisions[i].status == DecisionStatus::Pending)
     }
 
+    /// What the daemon's clock must do for this plan at `now` ([`super::Timing::due`], counting from
+    /// `created_at`).
+    #[must_use]
+    pub fn due(&self, now: chrono::DateTime<chrono::Utc>) -> super::Due {
+        let created = self
+            .created_at
+            .as_deref()
+            .and_then(super::timing::parse_time);
+        self.timing.due(created, now)
+    }
+
     /// The session the completion notification is for: `notify_session`, else `session`, else `agent`.
     #[must_use]
     pub fn notify_target(&self) -> Option<&str> {
