@@ -3,12 +3,9 @@
 
 use serde_json::Value;
 
-use super::methods::{
-    ApiFailure, Reply, bool_param, chat_id, parse_entities, parse_markup, reply_to, stored_json,
-    str_param,
-};
+use super::methods::{ApiFailure, Reply, chat_id, parse_entities, store_sent, str_param};
 use super::server::Files;
-use super::state::{BOT_ID, Document, SentMessage, State, now_unix};
+use super::state::{Document, State};
 use crate::telegram::markdown_check::telegram_length;
 
 const MAX_CAPTION_UTF16: usize = 1024;
@@ -51,28 +48,10 @@ pub(super) fn send_document(state: &mut State, params: &Value, files: &Files) ->
         _ => return Err(ApiFailure::bad("there is no document in the request")),
     };
     let caption = str_param(params, "caption").unwrap_or_default();
-    let (text, parse_mode, plain, entities) = parse_entities(params, caption)?;
-    if telegram_length(&plain) > MAX_CAPTION_UTF16 {
+    let rendered = parse_entities(params, caption)?;
+    // `rendered.2` is the caption as the user reads it (entities parsed).
+    if telegram_length(&rendered.2) > MAX_CAPTION_UTF16 {
         return Err(ApiFailure::bad("message caption is too long"));
     }
-    let reply_markup = parse_markup(params)?;
-    let reply_to = reply_to(state, chat_id, params)?;
-    let message = SentMessage {
-        chat_id,
-        message_id: 0,
-        from: BOT_ID,
-        text,
-        parse_mode,
-        plain,
-        entities,
-        reply_markup,
-        disable_notification: bool_param(params, "disable_notification"),
-        reply_to,
-        date: now_unix(),
-        edited: false,
-        history: Vec::new(),
-        document: Some(document),
-    };
-    let id = state.store(message);
-    stored_json(state, chat_id, id)
+    store_sent(state, chat_id, params, rendered, Some(document))
 }

@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 use super::documents::send_document;
 use super::server::Files;
-use super::state::{BOT_ID, Button, Markup, SentMessage, State, bot_user_json, now_unix};
+use super::state::{BOT_ID, Button, Document, Markup, SentMessage, State, bot_user_json, now_unix};
 use crate::telegram::markdown_check::{Entity, parse_markdown_v2_entities, telegram_length};
 
 /// Method names the fake knows, in Telegram's camelCase.
@@ -234,7 +234,19 @@ fn get_me() -> Value {
 
 fn send_message(state: &mut State, params: &Value) -> Reply {
     let chat_id = chat_id(params)?;
-    let (text, parse_mode, plain, entities) = render(params, "message is too long")?;
+    let rendered = render(params, "message is too long")?;
+    store_sent(state, chat_id, params, rendered, None)
+}
+
+/// Stores a message the bot sent (text or caption already rendered; markup, reply and silence read from
+/// `params`, checked like Telegram) and answers with it.
+pub(super) fn store_sent(
+    state: &mut State,
+    chat_id: i64,
+    params: &Value,
+    (text, parse_mode, plain, entities): Rendered,
+    document: Option<Document>,
+) -> Reply {
     let reply_markup = parse_markup(params)?;
     let reply_to = reply_to(state, chat_id, params)?;
     let message = SentMessage {
@@ -251,7 +263,7 @@ fn send_message(state: &mut State, params: &Value) -> Reply {
         date: now_unix(),
         edited: false,
         history: Vec::new(),
-        document: None,
+        document,
     };
     let id = state.store(message);
     stored_json(state, chat_id, id)
