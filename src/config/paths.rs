@@ -85,17 +85,19 @@ pub fn systemd_user_unit_dir(env: &impl Fn(&str) -> Option<String>) -> Option<Pa
     Some(config_home.join("systemd").join("user"))
 }
 
+/// An environment made of `pairs`, for tests (the config takes its environment as a function).
+#[cfg(test)]
+pub(crate) fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+    let pairs: Vec<(String, String)> = pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    move |key| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let pairs: Vec<(String, String)> = pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect();
-        move |key| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
-    }
 
     #[test]
     fn tilde_expansion() {

@@ -101,15 +101,8 @@ fn queue_dir_in(path: &Path, user_home: Option<&Path>) -> Result<Option<PathBuf>
 mod tests {
     use super::*;
     use crate::config::config_file;
+    use crate::config::paths::env_of;
     use std::fs;
-
-    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let pairs: Vec<(String, String)> = pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect();
-        move |key| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
-    }
 
     struct Fixture {
         _dir: tempfile::TempDir,

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 use super::*;
+use crate::config::paths::env_of;
 use std::fs;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -12,14 +13,6 @@ use tracing::level_filters::LevelFilter;
 const TOKEN: &str = "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11";
 const MINIMAL: &str =
     r#"{"telegram": {"token": "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11", "allowedUsers": [42]}}"#;
-
-fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-    let pairs: Vec<(String, String)> = pairs
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-        .collect();
-    move |key| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
-}
 
 struct Fixture {
     dir: tempfile::TempDir,
