@@ -1,6 +1,6 @@
 //! The queue folder: scan plans, look them up by id, apply edits crash-safely, complete them.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -87,10 +87,20 @@ pub struct Queue {
     index: Arc<Mutex<HashMap<String, PathBuf>>>,
     /// Plans of the last pending/ scan by file version: a rescan parses only files that changed.
     parsed: Arc<Mutex<ParsedCache>>,
+    /// Held by a scan: two scans at once would each take the cache for themselves.
+    scanning: Arc<Mutex<()>>,
 }
 
-/// Parsed plans by path, with the file version they were read from.
-type ParsedCache = HashMap<PathBuf, (Version, Arc<Loaded>)>;
+/// What the last look at each file of pending/ found, by path (in path order), with the file version it was read
+/// from: a rescan re-reads only files whose version changed, and a malformed file is not re-read either.
+type ParsedCache = BTreeMap<PathBuf, (Version, Entry)>;
+
+/// One file of pending/ as last read.
+#[derive(Debug, Clone)]
+enum Entry {
+    Plan(Arc<Loaded>),
+    Problem(Problem),
+}
 
 /// What identifies one version of a file: inode, size, modification and change times (ns).
 type Version = (u64, u64, i64, i64, i64, i64);
@@ -121,6 +131,7 @@ impl Queue {
             locks: Arc::default(),
             index: Arc::default(),
             parsed: Arc::default(),
+            scanning: Arc::default(),
         };
         for dir in [
             queue.pending_dir(),
@@ -149,8 +160,10 @@ impl Queue {
         self.root.join("notify")
     }
 
-    /// Reads every plan in pending/ (dotfiles, non-`.md` files, symlinks and folders are ignored).
+    /// Reads every plan in pending/ (dotfiles, non-`.md` files, symlinks and folders are ignored). Files whose
+    /// version is unchanged since the last look are not re-read.
     pub fn scan_pending(&self) -> Result<Scan, StoreError> {
+        let _one_at_a_time = lock(&self.scanning);
         let scan = scan_dir(&self.pending_dir(), Location::Pending, Some(&self.parsed))?;
         let mut index = lock(&self.index);
         index.clear();
@@ -160,6 +173,53 @@ impl Queue {
                 .map(|l| (l.plan.id.clone(), l.path.clone())),
         );
         Ok(scan)
+    }
+
+    /// The scan of pending/ after a look at only `paths` (the files a file-system event named): each is re-read if
+    /// its version changed, dropped if it is gone; every other file is taken as the last look found it. Paths
+    /// outside pending/, dotfiles and non-`.md` files are ignored. Costs a `stat` per named path, not per file.
+    pub fn scan_changed(&self, paths: &[PathBuf]) -> Result<Scan, StoreError> {
+        let _one_at_a_time = lock(&self.scanning);
+        let dir = self.pending_dir();
+        let mut cache = lock(&self.parsed);
+        let mut index = lock(&self.index);
+        for path in paths {
+            let ours = path.parent() == Some(dir.as_path())
+                && path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(is_plan_name);
+            if !ours {
+                continue;
+            }
+            let now = match fs::symlink_metadata(path) {
+                Ok(meta) if meta.is_file() => {
+                    let version = version_of(&meta);
+                    if cache.get(path).is_some_and(|(v, _)| *v == version) {
+                        continue;
+                    }
+                    read_entry(path, &meta, Location::Pending)?.map(|e| (version, e))
+                }
+                _ => None,
+            };
+            if let Some((_, Entry::Plan(old))) = cache.get(path)
+                && index.get(&old.plan.id) == Some(path)
+            {
+                index.remove(&old.plan.id);
+            }
+            match now {
+                Some((version, entry)) => {
+                    if let Entry::Plan(l) = &entry {
+                        index.insert(l.plan.id.clone(), path.clone());
+                    }
+                    cache.insert(path.clone(), (version, entry));
+                }
+                None => {
+                    cache.remove(path);
+                }
+            }
+        }
+        Ok(scan_of(&cache))
     }
 
     /// Reads every plan in completed/.
@@ -384,8 +444,45 @@ pub fn load(path: &Path, location: Location) -> Result<Loaded, StoreError> {
     })
 }
 
-/// One file of a scan: its path, its metadata when listed, and what reading it gave.
-type Read = (PathBuf, fs::Metadata, Result<Loaded, StoreError>);
+/// What reading one listed file gave: its plan, or the problem to report (`None`: it vanished meanwhile).
+fn read_entry(
+    path: &Path,
+    meta: &fs::Metadata,
+    location: Location,
+) -> Result<Option<Entry>, StoreError> {
+    let version = (meta.len(), meta.modified().ok());
+    match load(path, location) {
+        Ok(loaded) => Ok(Some(Entry::Plan(Arc::new(loaded)))),
+        Err(StoreError::Invalid(diagnostic)) => Ok(Some(Entry::Problem(Problem {
+            path: path.to_owned(),
+            diagnostic,
+            version,
+        }))),
+        // Vanished between listing and reading (completed or deleted): not a problem.
+        Err(StoreError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(StoreError::Io { path, source }) => Ok(Some(Entry::Problem(Problem {
+            diagnostic: Diagnostic::new(0, source.to_string()).in_file(&path),
+            path,
+            version,
+        }))),
+        Err(other) => Err(other),
+    }
+}
+
+/// The scan a cache describes, in path order.
+fn scan_of(cache: &ParsedCache) -> Scan {
+    let mut scan = Scan {
+        plans: Vec::with_capacity(cache.len()),
+        problems: Vec::new(),
+    };
+    for (_, entry) in cache.values() {
+        match entry {
+            Entry::Plan(l) => scan.plans.push(Arc::clone(l)),
+            Entry::Problem(p) => scan.problems.push(p.clone()),
+        }
+    }
+    scan
+}
 
 /// Reads every plan in `dir`; with a cache, files whose version is unchanged since the last scan are not re-read.
 fn scan_dir(
@@ -393,7 +490,6 @@ fn scan_dir(
     location: Location,
     cache: Option<&Mutex<ParsedCache>>,
 ) -> Result<Scan, StoreError> {
-    let mut scan = Scan::default();
     let entries = fs::read_dir(dir).map_err(StoreError::io(dir))?;
     let mut paths: Vec<(PathBuf, fs::Metadata)> = Vec::new();
     for entry in entries.flatten() {
@@ -410,8 +506,7 @@ fn scan_dir(
             paths.push((entry.path(), meta));
         }
     }
-    paths.sort_by(|a, b| a.0.cmp(&b.0));
-    // Reading and parsing thousands of plans is the start-up cost: spread it over the cores, keep the order.
+    // Reading and parsing thousands of plans is the start-up cost: spread it over the cores.
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);
@@ -422,52 +517,36 @@ fn scan_dir(
     let (unchanged, paths): (Vec<_>, Vec<_>) = paths
         .into_iter()
         .partition(|(p, m)| known.get(p).is_some_and(|(v, _)| *v == version_of(m)));
-    let mut fresh: ParsedCache = HashMap::with_capacity(unchanged.len() + paths.len());
+    let mut fresh = ParsedCache::new();
     for (p, _) in unchanged {
         if let Some(entry) = known.remove(&p) {
             fresh.insert(p, entry);
         }
     }
     drop(known);
-    let results: Vec<Vec<Read>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = paths
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|(p, m)| (p.clone(), m.clone(), load(p, location)))
-                        .collect::<Vec<_>>()
+    let results: Vec<Vec<(PathBuf, Version, Result<Option<Entry>, StoreError>)>> =
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = paths
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|(p, m)| (p.clone(), version_of(m), read_entry(p, m, location)))
+                            .collect::<Vec<_>>()
+                    })
                 })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| w.join().unwrap_or_default())
-            .collect()
-    });
-    for (path, meta, result) in results.into_iter().flatten() {
-        match result {
-            Ok(loaded) => {
-                fresh.insert(path, (version_of(&meta), Arc::new(loaded)));
-            }
-            Err(StoreError::Invalid(diagnostic)) => scan.problems.push(Problem {
-                path: path.clone(),
-                diagnostic,
-                version: (meta.len(), meta.modified().ok()),
-            }),
-            // Vanished between listing and reading (completed or deleted): not a problem.
-            Err(StoreError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {}
-            Err(StoreError::Io { path, source }) => scan.problems.push(Problem {
-                diagnostic: Diagnostic::new(0, source.to_string()).in_file(&path),
-                path,
-                version: (meta.len(), meta.modified().ok()),
-            }),
-            Err(other) => return Err(other),
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().unwrap_or_default())
+                .collect()
+        });
+    for (path, version, result) in results.into_iter().flatten() {
+        if let Some(entry) = result? {
+            fresh.insert(path, (version, entry));
         }
     }
-    let mut plans: Vec<Arc<Loaded>> = fresh.values().map(|(_, l)| Arc::clone(l)).collect();
-    plans.sort_by(|a, b| a.path.cmp(&b.path));
-    scan.plans = plans;
+    let scan = scan_of(&fresh);
     if let Some(c) = cache {
         *lock(c) = fresh;
     }
