@@ -484,6 +484,9 @@ fn scan_of(cache: &ParsedCache) -> Scan {
     scan
 }
 
+/// One file a scan read: its path, the version listed, and what reading it gave.
+type Read = (PathBuf, Version, Result<Option<Entry>, StoreError>);
+
 /// Reads every plan in `dir`; with a cache, files whose version is unchanged since the last scan are not re-read.
 fn scan_dir(
     dir: &Path,
@@ -524,23 +527,22 @@ fn scan_dir(
         }
     }
     drop(known);
-    let results: Vec<Vec<(PathBuf, Version, Result<Option<Entry>, StoreError>)>> =
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = paths
-                .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || {
-                        part.iter()
-                            .map(|(p, m)| (p.clone(), version_of(m), read_entry(p, m, location)))
-                            .collect::<Vec<_>>()
-                    })
+    let results: Vec<Vec<Read>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = paths
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|(p, m)| (p.clone(), version_of(m), read_entry(p, m, location)))
+                        .collect::<Vec<_>>()
                 })
-                .collect();
-            workers
-                .into_iter()
-                .map(|w| w.join().unwrap_or_default())
-                .collect()
-        });
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
     for (path, version, result) in results.into_iter().flatten() {
         if let Some(entry) = result? {
             fresh.insert(path, (version, entry));
