@@ -161,70 +161,100 @@ impl Queue {
     }
 
     /// Reads every plan in pending/ (dotfiles, non-`.md` files, symlinks and folders are ignored). Files whose
-    /// version is unchanged since the last look are not re-read.
+    /// version is unchanged since the last look are not re-read. The folder is listed before the scan lock is
+    /// taken: a look at a few files (an event's) never waits for a listing of thousands.
     pub fn scan_pending(&self) -> Result<Scan, StoreError> {
+        let dir = self.pending_dir();
+        let listed = list_dir(&dir)?;
         let _one_at_a_time = lock(&self.scanning);
-        let scan = scan_dir(&self.pending_dir(), Location::Pending, Some(&self.parsed))?;
-        let mut index = lock(&self.index);
-        index.clear();
-        index.extend(
-            scan.plans
-                .iter()
-                .map(|l| (l.plan.id.clone(), l.path.clone())),
+        let mut cache = lock(&self.parsed);
+        let mut look: Vec<PathBuf> = cache
+            .keys()
+            .filter(|p| !listed.contains_key(*p))
+            .cloned()
+            .collect();
+        look.extend(
+            listed
+                .into_iter()
+                .filter(|(p, m)| {
+                    cache
+                        .get(p)
+                        .is_none_or(|(cached, _)| *cached != version_of(m))
+                })
+                .map(|(p, _)| p),
         );
-        Ok(scan)
+        self.refresh(&mut cache, look)?;
+        Ok(scan_of(&cache))
     }
 
     /// The scan of pending/ after a look at only `paths` (the files a file-system event named): each is re-read if
     /// its version changed, dropped if it is gone; every other file is taken as the last look found it. Paths
     /// outside pending/, dotfiles and non-`.md` files are ignored. Costs a `stat` per named path, not per file.
     pub fn scan_changed(&self, paths: &[PathBuf]) -> Result<Scan, StoreError> {
-        let _one_at_a_time = lock(&self.scanning);
         let dir = self.pending_dir();
-        let mut cache = lock(&self.parsed);
-        let mut index = lock(&self.index);
-        for path in paths {
-            let ours = path.parent() == Some(dir.as_path())
+        let ours = |path: &&PathBuf| {
+            path.parent() == Some(dir.as_path())
                 && path
                     .file_name()
                     .and_then(|n| n.to_str())
-                    .is_some_and(is_plan_name);
-            if !ours {
-                continue;
-            }
-            let now = match fs::symlink_metadata(path) {
+                    .is_some_and(is_plan_name)
+        };
+        let _one_at_a_time = lock(&self.scanning);
+        let mut cache = lock(&self.parsed);
+        self.refresh(&mut cache, paths.iter().filter(ours).cloned().collect())?;
+        Ok(scan_of(&cache))
+    }
+
+    /// Brings the cache's entries for `paths` (in pending/) up to date with the disk: a file whose version changed
+    /// is re-read (in parallel when there are many: the start-up scan), a file gone or no longer a regular file
+    /// is dropped. The id index follows. Called with the scan lock held.
+    fn refresh(&self, cache: &mut ParsedCache, paths: Vec<PathBuf>) -> Result<(), StoreError> {
+        let mut gone = Vec::new();
+        let mut stale = Vec::new();
+        for path in paths {
+            match fs::symlink_metadata(&path) {
                 Ok(meta) if meta.is_file() => {
-                    let version = version_of(&meta);
-                    if cache.get(path).is_some_and(|(v, _)| *v == version) {
-                        continue;
+                    if cache
+                        .get(&path)
+                        .is_none_or(|(v, _)| *v != version_of(&meta))
+                    {
+                        stale.push((path, meta));
                     }
-                    read_entry(path, &meta, Location::Pending)?.map(|e| (version, e))
                 }
-                _ => None,
-            };
-            if let Some((_, Entry::Plan(old))) = cache.get(path)
-                && index.get(&old.plan.id) == Some(path)
-            {
-                index.remove(&old.plan.id);
-            }
-            match now {
-                Some((version, entry)) => {
-                    if let Entry::Plan(l) = &entry {
-                        index.insert(l.plan.id.clone(), path.clone());
-                    }
-                    cache.insert(path.clone(), (version, entry));
-                }
-                None => {
-                    cache.remove(path);
-                }
+                _ => gone.push(path),
             }
         }
-        Ok(scan_of(&cache))
+        let read = read_all(stale, Location::Pending);
+        let mut index = lock(&self.index);
+        for path in gone {
+            forget(cache, &mut index, &path);
+        }
+        for (path, version, result) in read {
+            let entry = result?;
+            forget(cache, &mut index, &path);
+            if let Some(entry) = entry {
+                if let Entry::Plan(l) = &entry {
+                    index.insert(l.plan.id.clone(), path.clone());
+                }
+                cache.insert(path, (version, entry));
+            }
+        }
+        Ok(())
     }
 
     /// Reads every plan in completed/.
     pub fn scan_completed(&self) -> Result<Scan, StoreError> {
-        scan_dir(&self.completed_dir(), Location::Completed, None)
+        let listed = list_dir(&self.completed_dir())?;
+        let mut scan = Scan::default();
+        for (_, _, result) in read_all(listed.into_iter().collect(), Location::Completed) {
+            match result? {
+                Some(Entry::Plan(l)) => scan.plans.push(l),
+                Some(Entry::Problem(p)) => scan.problems.push(p),
+                None => {}
+            }
+        }
+        scan.plans.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(scan)
     }
 
     /// Finds a plan by id, in pending/ first, then completed/. Ids are compared, never turned into paths.
@@ -484,73 +514,57 @@ fn scan_of(cache: &ParsedCache) -> Scan {
     scan
 }
 
-/// One file a scan read: its path, the version listed, and what reading it gave.
+/// One file a scan read: its path, its version when read, and what reading it gave.
 type Read = (PathBuf, Version, Result<Option<Entry>, StoreError>);
 
-/// Reads every plan in `dir`; with a cache, files whose version is unchanged since the last scan are not re-read.
-fn scan_dir(
-    dir: &Path,
-    location: Location,
-    cache: Option<&Mutex<ParsedCache>>,
-) -> Result<Scan, StoreError> {
+/// The plan files in `dir` (visible `.md` regular files; a symlink is never followed out of the queue) with their
+/// metadata.
+fn list_dir(dir: &Path) -> Result<HashMap<PathBuf, fs::Metadata>, StoreError> {
     let entries = fs::read_dir(dir).map_err(StoreError::io(dir))?;
-    let mut paths: Vec<(PathBuf, fs::Metadata)> = Vec::new();
+    let mut listed = HashMap::new();
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         if !is_plan_name(name) {
             continue;
         }
-        // symlink_metadata: a link is never followed out of the queue.
-        let Ok(meta) = fs::symlink_metadata(entry.path()) else {
-            continue;
-        };
-        if meta.is_file() {
-            paths.push((entry.path(), meta));
+        if let Ok(meta) = fs::symlink_metadata(entry.path())
+            && meta.is_file()
+        {
+            listed.insert(entry.path(), meta);
         }
     }
-    // Reading and parsing thousands of plans is the start-up cost: spread it over the cores.
+    Ok(listed)
+}
+
+/// Reads `files`; thousands of them (a start-up) are spread over the cores.
+fn read_all(files: Vec<(PathBuf, fs::Metadata)>, location: Location) -> Vec<Read> {
+    let read =
+        |(p, m): &(PathBuf, fs::Metadata)| (p.clone(), version_of(m), read_entry(p, m, location));
+    if files.len() <= 64 {
+        return files.iter().map(read).collect();
+    }
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);
-    let chunk = paths.len().div_ceil(threads).max(64);
-    let mut known: ParsedCache = cache
-        .map(|c| std::mem::take(&mut *lock(c)))
-        .unwrap_or_default();
-    let (unchanged, paths): (Vec<_>, Vec<_>) = paths
-        .into_iter()
-        .partition(|(p, m)| known.get(p).is_some_and(|(v, _)| *v == version_of(m)));
-    let mut fresh = ParsedCache::new();
-    for (p, _) in unchanged {
-        if let Some(entry) = known.remove(&p) {
-            fresh.insert(p, entry);
-        }
-    }
-    drop(known);
-    let results: Vec<Vec<Read>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = paths
+    let chunk = files.len().div_ceil(threads).max(64);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = files
             .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|(p, m)| (p.clone(), version_of(m), read_entry(p, m, location)))
-                        .collect::<Vec<_>>()
-                })
-            })
+            .map(|part| scope.spawn(move || part.iter().map(read).collect::<Vec<_>>()))
             .collect();
         workers
             .into_iter()
-            .map(|w| w.join().unwrap_or_default())
+            .flat_map(|w| w.join().unwrap_or_default())
             .collect()
-    });
-    for (path, version, result) in results.into_iter().flatten() {
-        if let Some(entry) = result? {
-            fresh.insert(path, (version, entry));
-        }
+    })
+}
+
+/// Drops `path` from the cache, and its plan's id from the index if the index points at it.
+fn forget(cache: &mut ParsedCache, index: &mut HashMap<String, PathBuf>, path: &Path) {
+    if let Some((_, Entry::Plan(old))) = cache.remove(path)
+        && index.get(&old.plan.id).map(PathBuf::as_path) == Some(path)
+    {
+        index.remove(&old.plan.id);
     }
-    let scan = scan_of(&fresh);
-    if let Some(c) = cache {
-        *lock(c) = fresh;
-    }
-    Ok(scan)
 }
