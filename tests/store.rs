@@ -44,6 +44,47 @@ fn scan_reads_plans_and_reports_problems_without_stopping() {
 }
 
 #[test]
+fn a_look_at_named_files_rereads_only_those_and_a_full_scan_catches_the_rest() {
+    let q = TempQueue::new();
+    q.drop_plan("a.md", &plan_with("a", "A", 1));
+    q.drop_plan("b.md", &plan_with("b", "B", 1));
+    let queue = Queue::open(q.root(), true).unwrap();
+    // The session tells versions apart.
+    let titles = |scan: &arbiter_zebu::queue::Scan| -> Vec<String> {
+        scan.plans
+            .iter()
+            .map(|l| l.plan.session.clone().unwrap_or_default())
+            .collect()
+    };
+    assert_eq!(titles(&queue.scan_pending().unwrap()), ["A", "B"]);
+    // Both files change (different length: a new version), only a.md is named; a new c.md and a malformed
+    // d.md are named too; b.md's old version stays until a look names it or a full scan runs.
+    q.drop_plan("a.md", &plan_with("a", "A2", 1));
+    q.drop_plan("b.md", &plan_with("b", "B22", 1));
+    q.drop_plan("c.md", &plan_with("c", "C", 1));
+    q.drop_plan("d.md", "---\nid: d\npriority: asap\n---\n## D\n");
+    let pending = q.root().join("pending");
+    let named = [
+        pending.join("a.md"),
+        pending.join("c.md"),
+        pending.join("d.md"),
+        pending.join(".c.md.tmp"),
+        q.root().join("elsewhere.md"),
+    ];
+    let scan = queue.scan_changed(&named).unwrap();
+    assert_eq!(titles(&scan), ["A2", "B", "C"]);
+    assert_eq!(scan.problems.len(), 1);
+    assert!(scan.problems[0].path.ends_with("d.md"));
+    // A named file that is gone leaves the scan, and the id index (find_pending) with it.
+    fs::remove_file(pending.join("a.md")).unwrap();
+    let scan = queue.scan_changed(&[pending.join("a.md")]).unwrap();
+    assert_eq!(titles(&scan), ["B", "C"]);
+    assert!(queue.find_pending("a").unwrap().is_none());
+    // The full scan sees b.md's new version.
+    assert_eq!(titles(&queue.scan_pending().unwrap()), ["B22", "C"]);
+}
+
+#[test]
 fn the_whole_story_answer_skip_custom_submit() {
     let q = TempQueue::new();
     q.drop_plan("ceo-api-abc123.md", SPEC_EXAMPLE);

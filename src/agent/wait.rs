@@ -47,7 +47,7 @@ pub async fn wait_for_completion(
             return Ok(WaitOutcome::Completed(settle(queue, id, last).await));
         }
         let signal = async {
-            if wake.recv().await.is_none() {
+            if wake.next().await.is_none() {
                 tokio::time::sleep(POLL).await;
             }
         };

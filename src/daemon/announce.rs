@@ -9,6 +9,7 @@ use teloxide::types::ChatId;
 use tokio::sync::mpsc;
 
 use crate::plan::{Plan, Priority};
+use crate::queue::watcher::{Changed, Signals};
 use crate::queue::{Problem, Scan};
 use crate::telegram::views;
 
@@ -54,39 +55,40 @@ pub fn initial_scan(ctx: &Ctx, scan: Scan, notices: &mpsc::UnboundedSender<Notic
 }
 
 /// Rescans on every watcher signal, updates the snapshot, and queues notices for the announcer.
-pub async fn watch_loop(
-    ctx: Ctx,
-    mut signals: mpsc::Receiver<()>,
-    notices: mpsc::UnboundedSender<Notice>,
-) {
-    while signals.recv().await.is_some() {
+pub async fn watch_loop(ctx: Ctx, mut signals: Signals) {
+    while signals.wait().await {
         tokio::time::sleep(EVENT_SETTLE).await;
-        if let Some(new) = rescan(&ctx, &notices).await
-            && !new.is_empty()
-        {
-            for p in &new {
-                tracing::info!(plan = %p.id, priority = %p.priority, "new plan");
-            }
-            let _ = notices.send(Notice::New(new));
-        }
+        ctx.look().await;
     }
 }
 
-/// Scans pending/ into the snapshot and reports settled problems; returns the plans never seen before.
-async fn rescan(ctx: &Ctx, notices: &mpsc::UnboundedSender<Notice>) -> Option<Vec<Plan>> {
+/// Looks at what changed in pending/ (the files named, or everything): updates the snapshot, reports settled
+/// problems and announces plans never seen before.
+pub async fn look(ctx: &Ctx, changed: Changed, notices: &mpsc::UnboundedSender<Notice>) {
     let queue = ctx.queue().clone();
-    let scan = match tokio::task::spawn_blocking(move || queue.scan_pending()).await {
+    let scan = match tokio::task::spawn_blocking(move || match changed {
+        Changed::Everything => queue.scan_pending(),
+        Changed::Paths(paths) => queue.scan_changed(&paths),
+    })
+    .await
+    {
         Ok(Ok(scan)) => scan,
         Ok(Err(e)) => {
             tracing::warn!(error = %e, "scan of pending/ failed");
-            return None;
+            return;
         }
         Err(e) => {
             tracing::error!(error = %e, "scan task failed");
-            return None;
+            return;
         }
     };
-    Some(absorb(ctx, scan, notices))
+    let new = absorb(ctx, scan, notices);
+    if !new.is_empty() {
+        for p in &new {
+            tracing::info!(plan = %p.id, priority = %p.priority, "new plan");
+        }
+        let _ = notices.send(Notice::New(new));
+    }
 }
 
 /// Takes a scan into the snapshot and reports settled problems; returns the plans never seen before.

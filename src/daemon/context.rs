@@ -11,6 +11,11 @@ use crate::queue::{Problem, Queue, Scan, StoreError};
 use crate::telegram::callback::PlanRef;
 use crate::telegram::views::{self, View};
 
+use tokio::sync::mpsc;
+
+use crate::queue::watcher::Changes;
+
+use super::announce::Notice;
 use super::api::{Api, Patience};
 use super::state::{Snapshot, State};
 
@@ -22,6 +27,16 @@ pub struct Ctx {
     pub state: Arc<State>,
     /// `notifications.quietHours`: announcements and reminders silent then, except urgent plans.
     pub quiet: Option<Arc<crate::quiet::QuietHours>>,
+    /// The watcher's changes, once it runs.
+    pub looks: Option<Arc<Looks>>,
+}
+
+/// What the watcher saw change, and one look at it at a time: the watcher's loop and the commands that must show
+/// what is on disk now (`/queue`) share it, so a command never draws from a snapshot a look is still updating.
+pub struct Looks {
+    pub busy: tokio::sync::Mutex<()>,
+    pub changes: Changes,
+    pub notices: mpsc::UnboundedSender<Notice>,
 }
 
 impl Ctx {
@@ -95,11 +110,21 @@ impl Ctx {
             })
     }
 
-    /// The queue view `actor` may see, from a fresh scan.
-    pub async fn queue_view(&self, actor: Actor, page: usize) -> View {
-        if let Err(e) = self.rescan().await {
-            tracing::warn!(error = %e, "rescan failed");
+    /// Brings the snapshot up to date with every change the watcher has seen (the files an event named, or the
+    /// whole folder after a poll tick), announcing new plans; waits for a look already under way.
+    pub async fn look(&self) {
+        let Some(looks) = &self.looks else { return };
+        let _one_at_a_time = looks.busy.lock().await;
+        let changed = looks.changes.take();
+        if !changed.is_nothing() {
+            super::announce::look(self, changed, &looks.notices).await;
         }
+    }
+
+    /// The queue view `actor` may see, from the snapshot after a [`Ctx::look`]: only files the watcher saw change
+    /// are read while the owner waits.
+    pub async fn queue_view(&self, actor: Actor, page: usize) -> View {
+        self.look().await;
         self.state.with_snapshot(|s| {
             let plans: Vec<&Plan> = self.actions.visible(actor, s.plans.iter().map(|l| &l.plan));
             views::queue(&plans, page)

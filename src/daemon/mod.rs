@@ -121,6 +121,7 @@ pub async fn run(
         actions: Actions::new(queue, Access::new(settings.allowed_users.iter().copied())),
         state: Arc::new(State::default()),
         quiet: settings.quiet_hours.clone().map(Arc::new),
+        looks: None,
     };
 
     let polling = poll(ctx.clone(), settings.clone(), scan);
@@ -183,11 +184,15 @@ async fn poll(
     clock::catch_up(&ctx, &mut first_scan, &notice_tx).await;
     announce::initial_scan(&ctx, first_scan, &notice_tx);
     let (watch, signals) = watcher::watch(&[ctx.queue().pending_dir()], settings.watch);
-    let watching = tokio::spawn(announce::watch_loop(
-        ctx.clone(),
-        signals,
-        notice_tx.clone(),
-    ));
+    let ctx = Ctx {
+        looks: Some(Arc::new(context::Looks {
+            busy: tokio::sync::Mutex::new(()),
+            changes: signals.changes().clone(),
+            notices: notice_tx.clone(),
+        })),
+        ..ctx
+    };
+    let watching = tokio::spawn(announce::watch_loop(ctx.clone(), signals));
     let timing = tokio::spawn(clock::run(ctx.clone(), notice_tx));
     let announcing = tokio::spawn(announce::announcer(ctx.clone(), notice_rx));
     let _guards = (

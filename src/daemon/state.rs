@@ -7,14 +7,15 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::{Instant, SystemTime};
 
 use crate::queue::{Loaded, Problem};
-use crate::telegram::callback::{PlanRef, plan_ref};
+use crate::telegram::callback::{PlanRef, plan_ref, plan_ref_bits};
 
 /// Pending plans from the last scan, in queue order, with their button references.
 #[derive(Debug, Default)]
 pub struct Snapshot {
     /// Shared with the store's cache: a snapshot holds no copy of a plan.
     pub plans: Vec<Arc<Loaded>>,
-    by_ref: HashMap<PlanRef, usize>,
+    /// Position by [`plan_ref_bits`] (no string per plan: a snapshot is rebuilt after every look).
+    by_ref: HashMap<u64, usize>,
 }
 
 impl Snapshot {
@@ -23,14 +24,15 @@ impl Snapshot {
         let by_ref = plans
             .iter()
             .enumerate()
-            .map(|(i, l)| (plan_ref(&l.plan.id), i))
+            .map(|(i, l)| (plan_ref_bits(&l.plan.id), i))
             .collect();
         Snapshot { plans, by_ref }
     }
 
     #[must_use]
     pub fn by_ref(&self, r: &PlanRef) -> Option<&Loaded> {
-        self.by_ref.get(r).map(|&i| &*self.plans[i])
+        let i = *self.by_ref.get(&r.bits()?)?;
+        Some(&*self.plans[i])
     }
 }
 

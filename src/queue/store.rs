@@ -1,6 +1,6 @@
 //! The queue folder: scan plans, look them up by id, apply edits crash-safely, complete them.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -87,10 +87,20 @@ pub struct Queue {
     index: Arc<Mutex<HashMap<String, PathBuf>>>,
     /// Plans of the last pending/ scan by file version: a rescan parses only files that changed.
     parsed: Arc<Mutex<ParsedCache>>,
+    /// Held by a scan: two scans at once would each take the cache for themselves.
+    scanning: Arc<Mutex<()>>,
 }
 
-/// Parsed plans by path, with the file version they were read from.
-type ParsedCache = HashMap<PathBuf, (Version, Arc<Loaded>)>;
+/// What the last look at each file of pending/ found, by path (in path order), with the file version it was read
+/// from: a rescan re-reads only files whose version changed, and a malformed file is not re-read either.
+type ParsedCache = BTreeMap<PathBuf, (Version, Entry)>;
+
+/// One file of pending/ as last read.
+#[derive(Debug, Clone)]
+enum Entry {
+    Plan(Arc<Loaded>),
+    Problem(Problem),
+}
 
 /// What identifies one version of a file: inode, size, modification and change times (ns).
 type Version = (u64, u64, i64, i64, i64, i64);
@@ -121,6 +131,7 @@ impl Queue {
             locks: Arc::default(),
             index: Arc::default(),
             parsed: Arc::default(),
+            scanning: Arc::default(),
         };
         for dir in [
             queue.pending_dir(),
@@ -149,22 +160,101 @@ impl Queue {
         self.root.join("notify")
     }
 
-    /// Reads every plan in pending/ (dotfiles, non-`.md` files, symlinks and folders are ignored).
+    /// Reads every plan in pending/ (dotfiles, non-`.md` files, symlinks and folders are ignored). Files whose
+    /// version is unchanged since the last look are not re-read. The folder is listed before the scan lock is
+    /// taken: a look at a few files (an event's) never waits for a listing of thousands.
     pub fn scan_pending(&self) -> Result<Scan, StoreError> {
-        let scan = scan_dir(&self.pending_dir(), Location::Pending, Some(&self.parsed))?;
-        let mut index = lock(&self.index);
-        index.clear();
-        index.extend(
-            scan.plans
-                .iter()
-                .map(|l| (l.plan.id.clone(), l.path.clone())),
+        let dir = self.pending_dir();
+        let listed = list_dir(&dir)?;
+        let _one_at_a_time = lock(&self.scanning);
+        let mut cache = lock(&self.parsed);
+        let mut look: Vec<PathBuf> = cache
+            .keys()
+            .filter(|p| !listed.contains_key(*p))
+            .cloned()
+            .collect();
+        look.extend(
+            listed
+                .into_iter()
+                .filter(|(p, m)| {
+                    cache
+                        .get(p)
+                        .is_none_or(|(cached, _)| *cached != version_of(m))
+                })
+                .map(|(p, _)| p),
         );
-        Ok(scan)
+        self.refresh(&mut cache, look)?;
+        Ok(scan_of(&cache))
+    }
+
+    /// The scan of pending/ after a look at only `paths` (the files a file-system event named): each is re-read if
+    /// its version changed, dropped if it is gone; every other file is taken as the last look found it. Paths
+    /// outside pending/, dotfiles and non-`.md` files are ignored. Costs a `stat` per named path, not per file.
+    pub fn scan_changed(&self, paths: &[PathBuf]) -> Result<Scan, StoreError> {
+        let dir = self.pending_dir();
+        let ours = |path: &&PathBuf| {
+            path.parent() == Some(dir.as_path())
+                && path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(is_plan_name)
+        };
+        let _one_at_a_time = lock(&self.scanning);
+        let mut cache = lock(&self.parsed);
+        self.refresh(&mut cache, paths.iter().filter(ours).cloned().collect())?;
+        Ok(scan_of(&cache))
+    }
+
+    /// Brings the cache's entries for `paths` (in pending/) up to date with the disk: a file whose version changed
+    /// is re-read (in parallel when there are many: the start-up scan), a file gone or no longer a regular file
+    /// is dropped. The id index follows. Called with the scan lock held.
+    fn refresh(&self, cache: &mut ParsedCache, paths: Vec<PathBuf>) -> Result<(), StoreError> {
+        let mut gone = Vec::new();
+        let mut stale = Vec::new();
+        for path in paths {
+            match fs::symlink_metadata(&path) {
+                Ok(meta) if meta.is_file() => {
+                    if cache
+                        .get(&path)
+                        .is_none_or(|(v, _)| *v != version_of(&meta))
+                    {
+                        stale.push((path, meta));
+                    }
+                }
+                _ => gone.push(path),
+            }
+        }
+        let read = read_all(stale, Location::Pending);
+        let mut index = lock(&self.index);
+        for path in gone {
+            forget(cache, &mut index, &path);
+        }
+        for (path, version, result) in read {
+            let entry = result?;
+            forget(cache, &mut index, &path);
+            if let Some(entry) = entry {
+                if let Entry::Plan(l) = &entry {
+                    index.insert(l.plan.id.clone(), path.clone());
+                }
+                cache.insert(path, (version, entry));
+            }
+        }
+        Ok(())
     }
 
     /// Reads every plan in completed/.
     pub fn scan_completed(&self) -> Result<Scan, StoreError> {
-        scan_dir(&self.completed_dir(), Location::Completed, None)
+        let listed = list_dir(&self.completed_dir())?;
+        let mut scan = Scan::default();
+        for (_, _, result) in read_all(listed.into_iter().collect(), Location::Completed) {
+            match result? {
+                Some(Entry::Plan(l)) => scan.plans.push(l),
+                Some(Entry::Problem(p)) => scan.problems.push(p),
+                None => {}
+            }
+        }
+        scan.plans.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(scan)
     }
 
     /// Finds a plan by id, in pending/ first, then completed/. Ids are compared, never turned into paths.
@@ -384,92 +474,97 @@ pub fn load(path: &Path, location: Location) -> Result<Loaded, StoreError> {
     })
 }
 
-/// One file of a scan: its path, its metadata when listed, and what reading it gave.
-type Read = (PathBuf, fs::Metadata, Result<Loaded, StoreError>);
-
-/// Reads every plan in `dir`; with a cache, files whose version is unchanged since the last scan are not re-read.
-fn scan_dir(
-    dir: &Path,
+/// What reading one listed file gave: its plan, or the problem to report (`None`: it vanished meanwhile).
+fn read_entry(
+    path: &Path,
+    meta: &fs::Metadata,
     location: Location,
-    cache: Option<&Mutex<ParsedCache>>,
-) -> Result<Scan, StoreError> {
-    let mut scan = Scan::default();
+) -> Result<Option<Entry>, StoreError> {
+    let version = (meta.len(), meta.modified().ok());
+    match load(path, location) {
+        Ok(loaded) => Ok(Some(Entry::Plan(Arc::new(loaded)))),
+        Err(StoreError::Invalid(diagnostic)) => Ok(Some(Entry::Problem(Problem {
+            path: path.to_owned(),
+            diagnostic,
+            version,
+        }))),
+        // Vanished between listing and reading (completed or deleted): not a problem.
+        Err(StoreError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(StoreError::Io { path, source }) => Ok(Some(Entry::Problem(Problem {
+            diagnostic: Diagnostic::new(0, source.to_string()).in_file(&path),
+            path,
+            version,
+        }))),
+        Err(other) => Err(other),
+    }
+}
+
+/// The scan a cache describes, in path order.
+fn scan_of(cache: &ParsedCache) -> Scan {
+    let mut scan = Scan {
+        plans: Vec::with_capacity(cache.len()),
+        problems: Vec::new(),
+    };
+    for (_, entry) in cache.values() {
+        match entry {
+            Entry::Plan(l) => scan.plans.push(Arc::clone(l)),
+            Entry::Problem(p) => scan.problems.push(p.clone()),
+        }
+    }
+    scan
+}
+
+/// One file a scan read: its path, its version when read, and what reading it gave.
+type Read = (PathBuf, Version, Result<Option<Entry>, StoreError>);
+
+/// The plan files in `dir` (visible `.md` regular files; a symlink is never followed out of the queue) with their
+/// metadata.
+fn list_dir(dir: &Path) -> Result<HashMap<PathBuf, fs::Metadata>, StoreError> {
     let entries = fs::read_dir(dir).map_err(StoreError::io(dir))?;
-    let mut paths: Vec<(PathBuf, fs::Metadata)> = Vec::new();
+    let mut listed = HashMap::new();
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         if !is_plan_name(name) {
             continue;
         }
-        // symlink_metadata: a link is never followed out of the queue.
-        let Ok(meta) = fs::symlink_metadata(entry.path()) else {
-            continue;
-        };
-        if meta.is_file() {
-            paths.push((entry.path(), meta));
+        if let Ok(meta) = fs::symlink_metadata(entry.path())
+            && meta.is_file()
+        {
+            listed.insert(entry.path(), meta);
         }
     }
-    paths.sort_by(|a, b| a.0.cmp(&b.0));
-    // Reading and parsing thousands of plans is the start-up cost: spread it over the cores, keep the order.
+    Ok(listed)
+}
+
+/// Reads `files`; thousands of them (a start-up) are spread over the cores.
+fn read_all(files: Vec<(PathBuf, fs::Metadata)>, location: Location) -> Vec<Read> {
+    let read =
+        |(p, m): &(PathBuf, fs::Metadata)| (p.clone(), version_of(m), read_entry(p, m, location));
+    if files.len() <= 64 {
+        return files.iter().map(read).collect();
+    }
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);
-    let chunk = paths.len().div_ceil(threads).max(64);
-    let mut known: ParsedCache = cache
-        .map(|c| std::mem::take(&mut *lock(c)))
-        .unwrap_or_default();
-    let (unchanged, paths): (Vec<_>, Vec<_>) = paths
-        .into_iter()
-        .partition(|(p, m)| known.get(p).is_some_and(|(v, _)| *v == version_of(m)));
-    let mut fresh: ParsedCache = HashMap::with_capacity(unchanged.len() + paths.len());
-    for (p, _) in unchanged {
-        if let Some(entry) = known.remove(&p) {
-            fresh.insert(p, entry);
-        }
-    }
-    drop(known);
-    let results: Vec<Vec<Read>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = paths
+    let chunk = files.len().div_ceil(threads).max(64);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = files
             .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|(p, m)| (p.clone(), m.clone(), load(p, location)))
-                        .collect::<Vec<_>>()
-                })
-            })
+            .map(|part| scope.spawn(move || part.iter().map(read).collect::<Vec<_>>()))
             .collect();
         workers
             .into_iter()
-            .map(|w| w.join().unwrap_or_default())
+            .flat_map(|w| w.join().unwrap_or_default())
             .collect()
-    });
-    for (path, meta, result) in results.into_iter().flatten() {
-        match result {
-            Ok(loaded) => {
-                fresh.insert(path, (version_of(&meta), Arc::new(loaded)));
-            }
-            Err(StoreError::Invalid(diagnostic)) => scan.problems.push(Problem {
-                path: path.clone(),
-                diagnostic,
-                version: (meta.len(), meta.modified().ok()),
-            }),
-            // Vanished between listing and reading (completed or deleted): not a problem.
-            Err(StoreError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {}
-            Err(StoreError::Io { path, source }) => scan.problems.push(Problem {
-                diagnostic: Diagnostic::new(0, source.to_string()).in_file(&path),
-                path,
-                version: (meta.len(), meta.modified().ok()),
-            }),
-            Err(other) => return Err(other),
-        }
+    })
+}
+
+/// Drops `path` from the cache, and its plan's id from the index if the index points at it.
+fn forget(cache: &mut ParsedCache, index: &mut HashMap<String, PathBuf>, path: &Path) {
+    if let Some((_, Entry::Plan(old))) = cache.remove(path)
+        && index.get(&old.plan.id).map(PathBuf::as_path) == Some(path)
+    {
+        index.remove(&old.plan.id);
     }
-    let mut plans: Vec<Arc<Loaded>> = fresh.values().map(|(_, l)| Arc::clone(l)).collect();
-    plans.sort_by(|a, b| a.path.cmp(&b.path));
-    scan.plans = plans;
-    if let Some(c) = cache {
-        *lock(c) = fresh;
-    }
-    Ok(scan)
 }

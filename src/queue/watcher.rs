@@ -1,10 +1,13 @@
 //! Wakes a consumer when queue folders may have changed: file-system events as hints, polling as the fallback.
 //!
 //! Events are never trusted for content (inotify's pitfalls: a write is Create → Modify → Close, renames come as
-//! `Name(To)`, overflow only sets a flag, network filesystems send nothing). Every signal just means "rescan
-//! soon"; the consumer rescans the folder itself.
+//! `Name(To)`, overflow only sets a flag, network filesystems send nothing). A signal means "look again soon":
+//! at the files an event named ([`Changed::Paths`]; the consumer re-reads those), or at everything (a poll tick,
+//! an event without paths, an overflow: the consumer rescans the folder).
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use notify::{Event, EventKind, RecursiveMode, Watcher as _};
@@ -19,6 +22,71 @@ pub enum Mode {
     Polling { poll: Duration },
 }
 
+/// What may have changed since the last signal was taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Changed {
+    /// Only these files (events named them).
+    Paths(Vec<PathBuf>),
+    /// Anything: look at the whole folder.
+    Everything,
+}
+
+/// Changes gathered between two takes.
+#[derive(Debug, Default)]
+struct Gathered {
+    paths: BTreeSet<PathBuf>,
+    everything: bool,
+}
+
+impl Changed {
+    /// True when there is nothing to look at.
+    #[must_use]
+    pub fn is_nothing(&self) -> bool {
+        matches!(self, Changed::Paths(p) if p.is_empty())
+    }
+}
+
+/// The consumer's end: wakes when something may have changed.
+pub struct Signals {
+    rx: mpsc::Receiver<()>,
+    changes: Changes,
+}
+
+/// What the watcher gathered, for whoever looks next (cloneable: a command may look before the watcher's consumer).
+#[derive(Debug, Clone)]
+pub struct Changes(Arc<Mutex<Gathered>>);
+
+impl Changes {
+    /// What was gathered since the last take, without waiting ([`Changed::is_nothing`]: nothing).
+    #[must_use]
+    pub fn take(&self) -> Changed {
+        let g = std::mem::take(&mut *crate::sync::lock(&self.0));
+        if g.everything {
+            Changed::Everything
+        } else {
+            Changed::Paths(g.paths.into_iter().collect())
+        }
+    }
+}
+
+impl Signals {
+    /// Waits until something may have changed; `false` when the watch is gone. Signals coalesce: what arrived
+    /// meanwhile is all in [`Signals::changes`].
+    pub async fn wait(&mut self) -> bool {
+        self.rx.recv().await.is_some()
+    }
+
+    /// Waits for the next signal and takes what was gathered; `None` when the watch is gone.
+    pub async fn next(&mut self) -> Option<Changed> {
+        self.wait().await.then(|| self.changes.take())
+    }
+
+    #[must_use]
+    pub fn changes(&self) -> &Changes {
+        &self.changes
+    }
+}
+
 /// Keeps the watch alive; dropping it stops the signals.
 pub struct Watch {
     _watcher: Option<notify::RecommendedWatcher>,
@@ -31,17 +99,22 @@ impl Drop for Watch {
     }
 }
 
-/// Starts watching `dirs`. The receiver gets a `()` whenever something may have changed; signals coalesce (the
-/// channel holds one), so a burst of events is one rescan. Must be called inside a tokio runtime.
-pub fn watch(dirs: &[PathBuf], mode: Mode) -> (Watch, mpsc::Receiver<()>) {
+/// Starts watching `dirs`. [`Signals::next`] wakes whenever something may have changed; signals coalesce (the
+/// channel holds one), so a burst of events is one look. Must be called inside a tokio runtime.
+pub fn watch(dirs: &[PathBuf], mode: Mode) -> (Watch, Signals) {
     let (tx, rx) = mpsc::channel(1);
+    let gathered = Arc::new(Mutex::new(Gathered {
+        everything: true,
+        ..Gathered::default()
+    }));
     let poll = match mode {
         Mode::Events { poll } | Mode::Polling { poll } => poll.max(Duration::from_millis(10)),
     };
     let watcher = match mode {
-        Mode::Events { .. } => start_events(dirs, tx.clone()),
+        Mode::Events { .. } => start_events(dirs, tx.clone(), Arc::clone(&gathered)),
         Mode::Polling { .. } => None,
     };
+    let ticks = Arc::clone(&gathered);
     let ticker = tokio::spawn(async move {
         let mut interval = tokio::time::interval(poll);
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -50,6 +123,7 @@ pub fn watch(dirs: &[PathBuf], mode: Mode) -> (Watch, mpsc::Receiver<()>) {
             if tx.is_closed() {
                 break;
             }
+            crate::sync::lock(&ticks).everything = true;
             let _ = tx.try_send(());
         }
     });
@@ -58,16 +132,31 @@ pub fn watch(dirs: &[PathBuf], mode: Mode) -> (Watch, mpsc::Receiver<()>) {
             _watcher: watcher,
             ticker,
         },
-        rx,
+        Signals {
+            rx,
+            changes: Changes(gathered),
+        },
     )
 }
 
-fn start_events(dirs: &[PathBuf], tx: mpsc::Sender<()>) -> Option<notify::RecommendedWatcher> {
+fn start_events(
+    dirs: &[PathBuf],
+    tx: mpsc::Sender<()>,
+    gathered: Arc<Mutex<Gathered>>,
+) -> Option<notify::RecommendedWatcher> {
     let handler = move |res: notify::Result<Event>| {
-        // The callback only classifies and signals; the consumer does the work.
-        if res.as_ref().map_or(true, is_relevant) {
-            let _ = tx.try_send(());
+        // The callback only classifies, notes the paths and signals; the consumer does the work.
+        match &res {
+            Ok(event) if !is_relevant(event) => return,
+            // An event naming its files, and no overflow: only those files need a look.
+            Ok(event) if !event.paths.is_empty() && !event.need_rescan() => {
+                crate::sync::lock(&gathered)
+                    .paths
+                    .extend(event.paths.iter().cloned());
+            }
+            _ => crate::sync::lock(&gathered).everything = true,
         }
+        let _ = tx.try_send(());
     };
     let mut watcher = match notify::recommended_watcher(handler) {
         Ok(w) => w,
@@ -123,11 +212,23 @@ mod tests {
                 poll: Duration::from_secs(3600),
             },
         );
-        let _ = rx.recv().await; // the interval's first immediate tick
+        // The interval's first immediate tick: look at everything.
+        assert_eq!(rx.next().await, Some(Changed::Everything));
         std::fs::write(dir.path().join(".x"), "plan").unwrap();
         std::fs::rename(dir.path().join(".x"), dir.path().join("x.md")).unwrap();
-        let woke = tokio::time::timeout(Duration::from_secs(10), rx.recv()).await;
-        assert!(matches!(woke, Ok(Some(()))));
+        // The rename's event names the new file (other events may name the dotfile too).
+        let target = dir.path().join("x.md");
+        let named = tokio::time::timeout(Duration::from_secs(10), async {
+            loop {
+                match rx.next().await {
+                    Some(Changed::Paths(paths)) if paths.contains(&target) => return true,
+                    Some(_) => {}
+                    None => return false,
+                }
+            }
+        })
+        .await;
+        assert_eq!(named, Ok(true));
     }
 
     #[tokio::test]
@@ -140,11 +241,8 @@ mod tests {
             },
         );
         for _ in 0..3 {
-            assert!(
-                tokio::time::timeout(Duration::from_secs(10), rx.recv())
-                    .await
-                    .is_ok()
-            );
+            let tick = tokio::time::timeout(Duration::from_secs(10), rx.next()).await;
+            assert_eq!(tick, Ok(Some(Changed::Everything)));
         }
     }
 }

@@ -30,7 +30,23 @@ impl fmt::Display for PlanRef {
 /// The [`PlanRef`] of a plan id.
 #[must_use]
 pub fn plan_ref(plan_id: &str) -> PlanRef {
-    PlanRef(format!("{:012x}", fnv1a64([plan_id.as_bytes()]) >> 16))
+    PlanRef(format!("{:012x}", plan_ref_bits(plan_id)))
+}
+
+/// The 48 bits a [`PlanRef`] of `plan_id` writes in hex (a lookup key that needs no allocation).
+#[must_use]
+pub fn plan_ref_bits(plan_id: &str) -> u64 {
+    fnv1a64([plan_id.as_bytes()]) >> 16
+}
+
+impl PlanRef {
+    /// The bits this reference writes ([`plan_ref_bits`]); `None` for text that is no reference.
+    #[must_use]
+    pub fn bits(&self) -> Option<u64> {
+        (self.0.len() == PLAN_REF_LEN)
+            .then(|| u64::from_str_radix(&self.0, 16).ok())
+            .flatten()
+    }
 }
 
 /// What an inline button does when tapped.

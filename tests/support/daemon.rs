@@ -12,7 +12,7 @@ use super::TempQueue;
 
 pub const OWNER: i64 = 93533553;
 pub const OUTSIDER: i64 = 666;
-pub const WAIT: Duration = Duration::from_secs(20);
+pub const WAIT: Duration = Duration::from_secs(45);
 
 /// A running daemon with its fake Telegram and its queue. Dropping it stops the daemon.
 pub struct Running {
