@@ -21,5 +21,6 @@ mod daemon_edges;
 mod daemon_faults;
 mod examples;
 mod mcp;
+mod mcp_http;
 mod pyyaml;
 mod store;
