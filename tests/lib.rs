@@ -15,6 +15,7 @@ mod cli_support;
 mod crash;
 mod daemon;
 mod daemon_concurrency;
+mod daemon_dashboard;
 mod daemon_deadlines;
 mod daemon_documents;
 mod daemon_edges;
