@@ -8,6 +8,7 @@ use arbiter_zebu::plan::Edit;
 use arbiter_zebu::queue::Queue;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 use crate::mcp::Client as StdioClient;
 use crate::support::TempQueue;
@@ -15,18 +16,42 @@ use crate::support::TempQueue;
 const BUILDER_TOKEN: &str = "builder-token-6d1f0c";
 const REVIEWER_TOKEN: &str = "reviewer-token-93ab27";
 
-/// The MCP router on 127.0.0.1, with two agents' tokens; returns its `/mcp` URL.
-async fn serve(q: &TempQueue) -> String {
+/// The MCP router served on 127.0.0.1 as the docs say to mount it, with two agents' tokens.
+struct Served {
+    /// The `/mcp` URL.
+    url: String,
+    stop: CancellationToken,
+    server: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+async fn serve_router(q: &TempQueue) -> Served {
     let tokens = BTreeMap::from([
         ("builder".to_owned(), BUILDER_TOKEN.to_owned()),
         ("reviewer".to_owned(), REVIEWER_TOKEN.to_owned()),
     ]);
     let queue = Queue::open(q.root(), true).unwrap();
-    let app = arbiter_zebu::mcp::http::router(queue, &tokens);
+    let stop = CancellationToken::new();
+    let app = axum::Router::new().merge(arbiter_zebu::mcp::http::router(
+        queue,
+        &tokens,
+        stop.clone(),
+    ));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("http://{addr}/mcp")
+    let server = tokio::spawn(
+        axum::serve(listener, app)
+            .with_graceful_shutdown(stop.clone().cancelled_owned())
+            .into_future(),
+    );
+    Served {
+        url: format!("http://{addr}/mcp"),
+        stop,
+        server,
+    }
+}
+
+async fn serve(q: &TempQueue) -> String {
+    serve_router(q).await.url
 }
 
 /// An MCP session over HTTP.
@@ -365,4 +390,63 @@ async fn a_missing_or_wrong_token_gets_a_bare_401_and_changes_nothing() {
     let got = good.call(2, "arbiter_get", json!({"id": "p1"})).await;
     assert_eq!(got["structuredContent"]["status"], "pending", "{got}");
     assert_eq!(snapshot(&q), before);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stopping_ends_open_streams_so_the_server_shuts_down() {
+    let q = TempQueue::new();
+    let served = serve_router(&q).await;
+    let mut mcp = HttpClient::new(&served.url, BUILDER_TOKEN);
+    mcp.initialize().await;
+    // The server's own event stream (GET), which stays open while the session lives.
+    let stream = mcp
+        .http
+        .get(&served.url)
+        .bearer_auth(BUILDER_TOKEN)
+        .header("Accept", "text/event-stream")
+        .header("Mcp-Session-Id", mcp.session.as_deref().unwrap())
+        .header("MCP-Protocol-Version", "2025-06-18")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    // And an await that would wait ten minutes for a plan nobody answers.
+    let pushed = mcp
+        .call(
+            1,
+            "arbiter_push",
+            json!({"title": "T", "decisions": [{"title": "A"}]}),
+        )
+        .await;
+    let id = pushed["structuredContent"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (accepted_tx, accepted) = tokio::sync::oneshot::channel();
+    let waiting = tokio::spawn({
+        let mcp = mcp.clone();
+        async move {
+            let request = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "arbiter_await", "arguments": {"id": id, "timeout_seconds": 600}}});
+            let response = mcp.post(&request).await;
+            let _ = accepted_tx.send(response.status());
+            response.text().await
+        }
+    });
+    // The response's head (an event stream) comes as soon as the call is taken; its answer would come later.
+    assert_eq!(accepted.await.unwrap(), StatusCode::OK);
+
+    served.stop.cancel();
+    let shut_down = tokio::time::timeout(std::time::Duration::from_secs(60), served.server).await;
+    assert!(
+        matches!(shut_down, Ok(Ok(Ok(())))),
+        "the server did not shut down: {shut_down:?}"
+    );
+    // The open streams ended rather than hanging.
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        let _ = stream.text().await;
+        waiting.await
+    })
+    .await;
+    assert!(ended.is_ok(), "a stream stayed open after the stop");
 }

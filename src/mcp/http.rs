@@ -6,10 +6,19 @@
 //!
 //! ```no_run
 //! # use std::collections::BTreeMap;
-//! # fn mount(app: axum::Router, queue: arbiter_zebu::queue::Queue, agent_tokens: BTreeMap<String, String>) -> axum::Router {
-//! app.merge(arbiter_zebu::mcp::http::router(queue, &agent_tokens))
+//! # use tokio_util::sync::CancellationToken;
+//! # async fn serve(app: axum::Router, queue: arbiter_zebu::queue::Queue, agent_tokens: BTreeMap<String, String>,
+//! #     listener: tokio::net::TcpListener) -> std::io::Result<()> {
+//! let stop = CancellationToken::new();
+//! let app = app.merge(arbiter_zebu::mcp::http::router(queue, &agent_tokens, stop.clone()));
+//! axum::serve(listener, app)
+//!     .with_graceful_shutdown(stop.cancelled_owned())
+//!     .await
 //! # }
 //! ```
+//!
+//! Cancelling the token ends the open MCP event streams; without it a graceful shutdown would wait for
+//! clients that keep a stream open (a GET stream, or an `arbiter_await` of up to ten minutes).
 //!
 //! The returned router has only the `/mcp` route (POST for messages, GET for the server's event stream, DELETE
 //! to end a session) and its authentication applies to that route only, so merging it leaves the app's other
@@ -28,6 +37,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
+use tokio_util::sync::CancellationToken;
 
 use super::server::{ArbiterServer, CallerAgent};
 use crate::queue::Queue;
@@ -40,11 +50,19 @@ pub const PATH: &str = "/mcp";
 /// The transport's own `Host` check (a guard against DNS rebinding for unauthenticated local servers) is off:
 /// the endpoint is meant to be reached through the public URL, and every request needs a bearer token, which a
 /// rebinding web page does not have.
-pub fn router(queue: Queue, agent_tokens: &BTreeMap<String, String>) -> Router {
+///
+/// Cancelling `stop` ends every session and open event stream (and the endpoint then refuses new requests).
+pub fn router(
+    queue: Queue,
+    agent_tokens: &BTreeMap<String, String>,
+    stop: CancellationToken,
+) -> Router {
     let mcp = StreamableHttpService::new(
         move || Ok(ArbiterServer::new(queue.clone())),
         Arc::new(LocalSessionManager::default()),
-        StreamableHttpServerConfig::default().disable_allowed_hosts(),
+        StreamableHttpServerConfig::default()
+            .disable_allowed_hosts()
+            .with_cancellation_token(stop),
     );
     Router::new()
         .route_service(PATH, mcp)
