@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::support::TempQueue;
 
 /// A running `arbiter mcp` and the JSON lines it wrote.
-struct Client {
+pub(crate) struct Client {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
@@ -20,7 +20,7 @@ struct Client {
 }
 
 impl Client {
-    fn start(q: &TempQueue) -> Client {
+    pub(crate) fn start(q: &TempQueue) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
             .arg("--queue")
             .arg(q.root())
@@ -51,14 +51,14 @@ impl Client {
         }
     }
 
-    fn send(&mut self, message: &Value) {
+    pub(crate) fn send(&mut self, message: &Value) {
         let stdin = self.stdin.as_mut().unwrap();
         writeln!(stdin, "{message}").unwrap();
         stdin.flush().unwrap();
     }
 
     /// Sends a request and returns the response with its id; every line on stdout must be JSON-RPC.
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));

@@ -26,7 +26,7 @@ pub struct PlanSpec {
     #[serde(default)]
     #[schemars(extend("enum" = ["low", "normal", "high", "urgent"]))]
     pub priority: Option<String>,
-    /// Who asks (default `agent`); the first part of the file name.
+    /// Who asks (default `agent`; over MCP on HTTP, the name of the bearer token); the first part of the file name.
     #[serde(default)]
     pub agent: Option<String>,
     /// The asking agent's session.

@@ -7,7 +7,7 @@ use std::time::Duration;
 use teloxide::prelude::*;
 use teloxide::types::{
     BotCommand, ChatId, ForceReply, InlineKeyboardButton, InlineKeyboardMarkup, InputFile,
-    MessageId, ParseMode, ReplyMarkup,
+    MenuButton, MessageId, ParseMode, ReplyMarkup, WebAppInfo,
 };
 use teloxide::{ApiError, RequestError};
 
@@ -111,7 +111,12 @@ pub fn markup(view: &View) -> Option<ReplyMarkup> {
 fn inline_keyboard(view: &View) -> InlineKeyboardMarkup {
     InlineKeyboardMarkup::new(view.keyboard.iter().map(|row| {
         row.iter()
-            .map(|b| InlineKeyboardButton::callback(b.text.clone(), b.data.encode()))
+            .map(|b| match &b.web_app {
+                Some(url) => {
+                    InlineKeyboardButton::web_app(b.text.clone(), WebAppInfo { url: url.clone() })
+                }
+                None => InlineKeyboardButton::callback(b.text.clone(), b.data.encode()),
+            })
             .collect::<Vec<_>>()
     }))
 }
@@ -205,6 +210,24 @@ impl Api {
             if let Some(t) = text {
                 req = req.text(t.to_owned()).show_alert(alert);
             }
+            async move { req.await.map(|_| ()) }
+        })
+        .await
+    }
+
+    /// Makes the bot's menu button (the default for every private chat) open the dashboard as a Mini App.
+    pub async fn set_dashboard_menu_button(
+        &self,
+        dashboard: &url::Url,
+    ) -> Result<(), RequestError> {
+        let button = MenuButton::WebApp {
+            text: "Dashboard".to_owned(),
+            web_app: WebAppInfo {
+                url: dashboard.clone(),
+            },
+        };
+        retry("setChatMenuButton", Patience::Persistent, || {
+            let req = self.bot.set_chat_menu_button().menu_button(button.clone());
             async move { req.await.map(|_| ()) }
         })
         .await

@@ -27,6 +27,8 @@ pub struct Ctx {
     pub state: Arc<State>,
     /// `notifications.quietHours`: announcements and reminders silent then, except urgent plans.
     pub quiet: Option<Arc<crate::quiet::QuietHours>>,
+    /// The dashboard's https URL: the queue view links it as a Mini App. `None`: no dashboard button.
+    pub dashboard: Option<url::Url>,
     /// The watcher's changes, once it runs.
     pub looks: Option<Arc<Looks>>,
 }
@@ -127,7 +129,7 @@ impl Ctx {
         self.look().await;
         self.state.with_snapshot(|s| {
             let plans: Vec<&Plan> = self.actions.visible(actor, s.plans.iter().map(|l| &l.plan));
-            views::queue(&plans, page)
+            views::queue_with_dashboard(&plans, page, self.dashboard.as_ref())
         })
     }
 

@@ -45,6 +45,9 @@ pub struct Settings {
     pub notifications: bool,
     /// Quiet hours (announcements and reminders silent, except urgent plans); `None`: never quiet.
     pub quiet_hours: Option<crate::quiet::QuietHours>,
+    /// The dashboard's public URL. Only an https one is used: the bot's menu button and a `🗂 Dashboard` button on
+    /// the queue open it as a Telegram Mini App.
+    pub dashboard_url: Option<String>,
     /// getUpdates long-poll timeout.
     pub poll_timeout: Duration,
     /// HTTP timeout of every other call (the long poll gets this plus its own timeout).
@@ -59,6 +62,7 @@ impl std::fmt::Debug for Settings {
             .field("allowed_users", &self.allowed_users)
             .field("queue_dir", &self.queue_dir)
             .field("watch", &self.watch)
+            .field("dashboard_url", &self.dashboard_url)
             .finish_non_exhaustive()
     }
 }
@@ -77,6 +81,7 @@ impl Settings {
             },
             notifications: true,
             quiet_hours: None,
+            dashboard_url: None,
             poll_timeout: Duration::from_secs(10),
             http_timeout: Duration::from_secs(17),
         }
@@ -122,6 +127,7 @@ pub async fn run(
         state: Arc::new(State::default()),
         quiet: settings.quiet_hours.clone().map(Arc::new),
         looks: None,
+        dashboard: mini_app_url(settings.dashboard_url.as_deref()),
     };
 
     let polling = poll(ctx.clone(), settings.clone(), scan);
@@ -132,6 +138,19 @@ pub async fn run(
         () = &mut shutdown => tracing::info!("shutting down"),
     }
     Ok(())
+}
+
+/// The dashboard URL as a Mini App URL: Telegram opens only https ones, so anything else is no Mini App.
+#[must_use]
+pub fn mini_app_url(dashboard_url: Option<&str>) -> Option<url::Url> {
+    let given = dashboard_url?;
+    match url::Url::parse(given) {
+        Ok(url) if url.scheme() == "https" && url.host().is_some() => Some(url),
+        _ => {
+            tracing::info!(url = %given, "the dashboard URL is not https: no Telegram Mini App");
+            None
+        }
+    }
 }
 
 /// Start-up calls, the watcher, then the getUpdates loop. Runs until cancelled.
@@ -158,6 +177,14 @@ async fn poll(
             tracing::warn!(error = %e, "setMyCommands failed");
         }
     });
+    if let Some(dashboard) = ctx.dashboard.clone() {
+        let api = ctx.api.clone();
+        tokio::spawn(async move {
+            if let Err(e) = api.set_dashboard_menu_button(&dashboard).await {
+                tracing::warn!(error = %e, "setChatMenuButton failed");
+            }
+        });
+    }
 
     // A webhook left by another program would make every getUpdates fail with 409.
     if let Err(e) = retry("deleteWebhook", Patience::Persistent, || {

@@ -21,6 +21,8 @@ pub(crate) const METHODS: &[&str] = &[
     "answerCallbackQuery",
     "deleteMessage",
     "sendChatAction",
+    "setChatMenuButton",
+    "getChatMenuButton",
 ];
 
 const MAX_TEXT_UTF16: usize = 4096;
@@ -150,12 +152,20 @@ fn parse_button(value: &Value) -> Result<Button, ApiFailure> {
         .and_then(Value::as_str)
         .map(str::to_owned);
     let url = value.get("url").and_then(Value::as_str).map(str::to_owned);
+    let web_app = match value.get("web_app") {
+        Some(web_app) => Some(web_app_url(web_app)?),
+        None => None,
+    };
     if let Some(data) = &callback_data
         && (data.is_empty() || data.len() > MAX_CALLBACK_DATA_BYTES)
     {
         return Err(ApiFailure::bad("BUTTON_DATA_INVALID"));
     }
-    if callback_data.is_none() && url.is_none() && value.as_object().is_some_and(|o| o.len() <= 1) {
+    if callback_data.is_none()
+        && url.is_none()
+        && web_app.is_none()
+        && value.as_object().is_some_and(|o| o.len() <= 1)
+    {
         return Err(ApiFailure::bad(
             "can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard",
         ));
@@ -164,7 +174,55 @@ fn parse_button(value: &Value) -> Result<Button, ApiFailure> {
         text,
         callback_data,
         url,
+        web_app,
     })
+}
+
+/// The URL of a `WebAppInfo`, which Telegram takes only over https.
+fn web_app_url(web_app: &Value) -> Result<String, ApiFailure> {
+    let url = web_app
+        .get("url")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if !url.starts_with("https://") || url.len() <= "https://".len() {
+        return Err(ApiFailure::bad(&format!(
+            "inline keyboard button Web App URL '{url}' is invalid: Only HTTPS links are allowed"
+        )));
+    }
+    Ok(url.to_owned())
+}
+
+/// setChatMenuButton: stores the button for the chat, or as the default without `chat_id`.
+fn set_chat_menu_button(state: &mut State, params: &Value) -> Reply {
+    let chat = int_param(params, "chat_id");
+    let button = object_param(params, "menu_button").unwrap_or_else(|| json!({"type": "default"}));
+    match button.get("type").and_then(Value::as_str) {
+        Some("default" | "commands") => {}
+        Some("web_app") => {
+            let text = button
+                .get("text")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if text.trim().is_empty() {
+                return Err(ApiFailure::bad("BUTTON_TEXT_INVALID"));
+            }
+            web_app_url(button.get("web_app").unwrap_or(&Value::Null))?;
+        }
+        _ => return Err(ApiFailure::bad("can't parse menu button JSON object")),
+    }
+    state.menu_buttons.insert(chat, button);
+    Ok(json!(true))
+}
+
+/// getChatMenuButton: the chat's button, else the default one, else `default`.
+fn get_chat_menu_button(state: &State, params: &Value) -> Reply {
+    let chat = int_param(params, "chat_id");
+    Ok(state
+        .menu_buttons
+        .get(&chat)
+        .or_else(|| state.menu_buttons.get(&None))
+        .cloned()
+        .unwrap_or_else(|| json!({"type": "default"})))
 }
 
 /// Parses and checks `reply_markup` like Telegram: callback data size, button counts.
@@ -218,6 +276,8 @@ pub(crate) fn handle(state: &mut State, method: &str, params: &Value, files: &Fi
         "editMessageReplyMarkup" => edit_reply_markup(state, params),
         "answerCallbackQuery" => answer_callback_query(state, params),
         "deleteMessage" => delete_message(state, params),
+        "setChatMenuButton" => set_chat_menu_button(state, params),
+        "getChatMenuButton" => get_chat_menu_button(state, params),
         _ => Err(ApiFailure::new(404, "Not Found")),
     }
 }

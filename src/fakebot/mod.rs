@@ -9,16 +9,19 @@
 //! - Methods: getMe, getUpdates (long polling, `offset` incl. negative, `timeout`, `limit`; a newer
 //!   getUpdates ends a waiting one with 409), deleteWebhook, setMyCommands, getMyCommands, sendMessage,
 //!   sendDocument (multipart upload, or a file id it gave before), editMessageText,
-//!   editMessageReplyMarkup, answerCallbackQuery, deleteMessage, sendChatAction.
+//!   editMessageReplyMarkup, answerCallbackQuery, deleteMessage, sendChatAction, setChatMenuButton,
+//!   getChatMenuButton.
 //!   Anything else: 404 "Not Found". Checks as Telegram does: MarkdownV2 (via
 //!   [`crate::telegram::markdown_check`]), empty or over-4096 (UTF-16) text, captions over 1024,
-//!   missing or empty documents, callback_data of 1–64 bytes, ≤ 100 buttons and ≤ 8 per row, edits
+//!   missing or empty documents, callback_data of 1–64 bytes, https-only Web App URLs, ≤ 100 buttons and
+//!   ≤ 8 per row, edits
 //!   of unknown or unchanged messages, unknown or already answered callback queries.
 //! - Act as a user: [`FakeBot::send_text`], [`FakeBot::send_reply`], [`FakeBot::tap`] (a button of
 //!   a stored message), [`FakeBot::tap_label`], [`FakeBot::tap_raw`] (any data, any message id).
 //! - Observe: [`FakeBot::calls`] (an uploaded file appears in the params as its name and size),
 //!   [`FakeBot::calls_of`], [`FakeBot::messages`] (a document's bytes in [`SentMessage::document`]),
-//!   [`FakeBot::last_message`], [`FakeBot::callback_answers`], [`FakeBot::commands`], and the waiters
+//!   [`FakeBot::last_message`], [`FakeBot::callback_answers`], [`FakeBot::commands`],
+//!   [`FakeBot::menu_button`], and the waiters
 //!   [`FakeBot::wait_for_call`] and [`FakeBot::wait_until`] (woken on every state change).
 //! - Break it: [`FakeBot::inject`] a [`Fault`] into the next N calls of a method.
 
@@ -27,6 +30,8 @@ mod document_tests;
 mod documents;
 #[cfg(test)]
 mod fault_tests;
+#[cfg(test)]
+mod menu_tests;
 mod methods;
 mod server;
 mod state;
@@ -248,6 +253,12 @@ impl FakeBot {
     #[must_use]
     pub fn commands(&self) -> Value {
         self.shared.lock().commands.clone()
+    }
+
+    /// The menu button the last setChatMenuButton set for a chat (`None`: the default for all chats), as sent.
+    #[must_use]
+    pub fn menu_button(&self, chat_id: Option<i64>) -> Option<Value> {
+        self.shared.lock().menu_buttons.get(&chat_id).cloned()
     }
 
     /// Updates injected but not yet confirmed by a getUpdates offset.

@@ -29,6 +29,8 @@ pub struct Button {
     pub text: String,
     pub callback_data: Option<String>,
     pub url: Option<String>,
+    /// The URL of a `web_app` button (a Mini App the client opens).
+    pub web_app: Option<String>,
 }
 
 /// The reply markup attached to a message.
@@ -179,6 +181,8 @@ pub(crate) struct State {
     pub answers: Vec<(String, Option<String>, bool)>,
     pub faults: HashMap<String, VecDeque<Fault>>,
     pub commands: Value,
+    /// setChatMenuButton: chat id (None: the default for every chat) → the menu button as sent.
+    pub menu_buttons: HashMap<Option<i64>, Value>,
     pub next_file_id: u64,
 }
 
@@ -220,10 +224,11 @@ fn markup_json(markup: &Markup) -> Option<Value> {
         .iter()
         .map(|row| {
             row.iter()
-                .map(|b| match (&b.callback_data, &b.url) {
-                    (Some(data), _) => json!({"text": b.text, "callback_data": data}),
-                    (None, Some(url)) => json!({"text": b.text, "url": url}),
-                    (None, None) => json!({"text": b.text}),
+                .map(|b| match (&b.callback_data, &b.url, &b.web_app) {
+                    (Some(data), _, _) => json!({"text": b.text, "callback_data": data}),
+                    (None, Some(url), _) => json!({"text": b.text, "url": url}),
+                    (None, None, Some(url)) => json!({"text": b.text, "web_app": {"url": url}}),
+                    (None, None, None) => json!({"text": b.text}),
                 })
                 .collect()
         })

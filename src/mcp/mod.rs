@@ -1,7 +1,9 @@
-//! `arbiter mcp`: the agent tools (push, status, get, await) as an MCP server on standard input/output.
+//! `arbiter mcp`: the agent tools (push, status, get, await) as an MCP server on standard input/output, and
+//! the same server over HTTP ([`http`]).
 //!
-//! Standard output is the protocol: logs go to standard error only.
+//! On stdio, standard output is the protocol: logs go to standard error only.
 
+pub mod http;
 mod server;
 
 use std::process::ExitCode;
@@ -12,7 +14,7 @@ use tracing_subscriber::EnvFilter;
 use crate::agent::AgentError;
 use crate::queue::Queue;
 
-pub use server::ArbiterServer;
+pub use server::{ArbiterServer, CallerAgent};
 
 /// Serves MCP on stdin/stdout until the client closes the connection.
 pub fn run(queue: Queue) -> Result<ExitCode, AgentError> {

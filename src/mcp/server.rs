@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, Implementation, JsonObject, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    CallToolResult, Extensions, Implementation, JsonObject, ServerCapabilities, ServerConfig,
+};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -51,6 +53,23 @@ struct NotYet {
     message: String,
 }
 
+/// The agent an HTTP request authenticated as (the name of its bearer token): the default `agent` of the plans it
+/// pushes. The HTTP layer puts it in the request's extensions; on stdio there is none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallerAgent(pub String);
+
+impl CallerAgent {
+    /// The caller of a tool call: the HTTP transport hands the tool the request's `http::request::Parts`, whose
+    /// extensions carry what the authentication layer found.
+    fn of(extensions: &Extensions) -> Option<&str> {
+        extensions
+            .get::<axum::http::request::Parts>()?
+            .extensions
+            .get::<CallerAgent>()
+            .map(|caller| caller.0.as_str())
+    }
+}
+
 /// The MCP server: the queue and the tool table.
 #[derive(Debug, Clone)]
 pub struct ArbiterServer {
@@ -91,9 +110,12 @@ impl ArbiterServer {
                        answer is the chosen key (or the human's own text when allow_custom is true).",
         input_schema = push_schema()
     )]
-    async fn arbiter_push(&self, args: JsonObject) -> ToolResult {
-        let spec = spec::from_value(serde_json::Value::Object(args))
+    async fn arbiter_push(&self, extensions: Extensions, args: JsonObject) -> ToolResult {
+        let mut spec = spec::from_value(serde_json::Value::Object(args))
             .map_err(|e| message(&AgentError::Invalid(e)))?;
+        if spec.agent.is_none() {
+            spec.agent = CallerAgent::of(&extensions).map(str::to_owned);
+        }
         let pushed = agent::push_spec(&self.queue, &spec, "", &crate::clock::now())
             .map_err(|e| message(&e))?;
         structured(&pushed)

@@ -1,5 +1,5 @@
 //! Telegram front end: MarkdownV2 helpers, a strict MarkdownV2 validator, agents' Markdown rendered as
-//! MarkdownV2, typed callback data and the views.
+//! MarkdownV2, typed callback data, the views, and the check of a Mini App's sign-in data.
 
 pub mod callback;
 pub mod entity;
@@ -7,3 +7,4 @@ pub mod markdown;
 pub mod markdown_check;
 pub mod render;
 pub mod views;
+pub mod webapp;

@@ -36,7 +36,7 @@ pub use decision::{after_answer, custom_prompt, decision, decision_at};
 pub use layout::{MAX_BUTTON_TEXT, MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_TEXT};
 pub use notice::{PLAN_GONE_ALERT, help, not_found, problem};
 pub use plan_view::{file_caption, plan, plan_at};
-pub use queue::{QUEUE_PAGE_SIZE, queue, queue_at};
+pub use queue::{QUEUE_PAGE_SIZE, queue, queue_at, queue_with_dashboard};
 pub use review::{completion, review};
 pub use time::{Nudge, deadline_submitted, due_line, due_text, nudge, nudge_burst, span};
 
@@ -44,7 +44,10 @@ pub use time::{Nudge, deadline_submitted, due_line, due_text, nudge, nudge_burst
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Button {
     pub text: String,
+    /// What a tap sends the bot (unused when the button opens a Mini App: then it is [`Callback::Noop`]).
     pub data: Callback,
+    /// The https URL of the Mini App the button opens instead of sending `data`.
+    pub web_app: Option<url::Url>,
 }
 
 impl Button {
@@ -53,6 +56,17 @@ impl Button {
         Self {
             text: text.into(),
             data,
+            web_app: None,
+        }
+    }
+
+    /// A button opening a Mini App (Telegram takes only https URLs).
+    #[must_use]
+    pub fn web_app(text: impl Into<String>, url: url::Url) -> Self {
+        Self {
+            text: text.into(),
+            data: Callback::Noop,
+            web_app: Some(url),
         }
     }
 }

@@ -23,6 +23,19 @@ pub fn queue(plans: &[&Plan], page: usize) -> View {
     queue_at(plans, page, chrono::Utc::now())
 }
 
+/// [`queue`] with a `🗂 Dashboard` button beside `🔄 Refresh` when the dashboard has an https URL: it opens
+/// the dashboard inside Telegram as a Mini App.
+#[must_use]
+pub fn queue_with_dashboard(plans: &[&Plan], page: usize, dashboard: Option<&url::Url>) -> View {
+    let mut view = queue(plans, page);
+    if let Some(url) = dashboard
+        && let Some(last) = view.keyboard.last_mut()
+    {
+        last.push(Button::web_app("🗂 Dashboard", url.clone()));
+    }
+    view
+}
+
 /// [`queue`] as it reads at `now`.
 #[must_use]
 pub fn queue_at(plans: &[&Plan], page: usize, now: chrono::DateTime<chrono::Utc>) -> View {

@@ -125,6 +125,22 @@ fn queue_of_several_plans() {
 }
 
 #[test]
+fn queue_with_the_dashboard_as_a_mini_app() {
+    let plans = many_plans(12);
+    let all: Vec<&Plan> = plans.iter().collect();
+    let url: url::Url = "https://arbiter.example.org/".parse().unwrap();
+    snap(
+        "queue_dashboard",
+        &queue_with_dashboard(&all, 1, Some(&url)),
+    );
+    snap(
+        "queue_empty_dashboard",
+        &queue_with_dashboard(&[], 0, Some(&url)),
+    );
+    assert_eq!(queue_with_dashboard(&all, 1, None), queue(&all, 1));
+}
+
+#[test]
 fn queue_pages() {
     let plans = many_plans(23);
     let all: Vec<&Plan> = plans.iter().collect();

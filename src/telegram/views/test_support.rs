@@ -44,7 +44,10 @@ pub fn render(view: &View) -> String {
         out.push('\n');
         let cells: Vec<String> = row
             .iter()
-            .map(|b| format!("[{} → {}]", b.text, b.data.encode()))
+            .map(|b| match &b.web_app {
+                Some(url) => format!("[{} → web_app {url}]", b.text),
+                None => format!("[{} → {}]", b.text, b.data.encode()),
+            })
             .collect();
         out.push_str(&cells.join(" "));
     }
