@@ -22,6 +22,10 @@ pub struct Ctx {
     pub state: Arc<State>,
     /// `notifications.quietHours`: announcements and reminders silent then, except urgent plans.
     pub quiet: Option<Arc<crate::quiet::QuietHours>>,
+    /// `notifications.timezone`: the days of the stats chart.
+    pub timezone: jiff::tz::TimeZone,
+    /// `digest.at`: when the daily digest goes out; `None`: never.
+    pub digest: Option<Arc<crate::digest::DigestAt>>,
 }
 
 impl Ctx {

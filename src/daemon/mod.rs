@@ -7,9 +7,11 @@ pub mod api;
 mod callbacks;
 mod clock;
 mod context;
+mod digest;
 pub mod lockfile;
 mod messages;
 mod state;
+mod stats;
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
@@ -45,6 +47,10 @@ pub struct Settings {
     pub notifications: bool,
     /// Quiet hours (announcements and reminders silent, except urgent plans); `None`: never quiet.
     pub quiet_hours: Option<crate::quiet::QuietHours>,
+    /// `notifications.timezone`: the days of `/stats`' chart (quiet hours and the digest carry their own).
+    pub timezone: jiff::tz::TimeZone,
+    /// The daily digest's time; `None`: no digest.
+    pub digest: Option<crate::digest::DigestAt>,
     /// getUpdates long-poll timeout.
     pub poll_timeout: Duration,
     /// HTTP timeout of every other call (the long poll gets this plus its own timeout).
@@ -77,6 +83,8 @@ impl Settings {
             },
             notifications: true,
             quiet_hours: None,
+            timezone: jiff::tz::TimeZone::UTC,
+            digest: None,
             poll_timeout: Duration::from_secs(10),
             http_timeout: Duration::from_secs(17),
         }
@@ -121,6 +129,8 @@ pub async fn run(
         actions: Actions::new(queue, Access::new(settings.allowed_users.iter().copied())),
         state: Arc::new(State::default()),
         quiet: settings.quiet_hours.clone().map(Arc::new),
+        timezone: settings.timezone.clone(),
+        digest: settings.digest.clone().map(Arc::new),
     };
 
     let polling = poll(ctx.clone(), settings.clone(), scan);
@@ -182,13 +192,16 @@ async fn poll(
     let mut first_scan = first_scan;
     clock::catch_up(&ctx, &mut first_scan, &notice_tx).await;
     announce::initial_scan(&ctx, first_scan, &notice_tx);
+    // A digest missed while the daemon was down goes out now, once, after the start-up summary.
+    let mut digest_sent = digest::last_sent(ctx.queue().root());
+    digest::check(&ctx, &mut digest_sent, &notice_tx);
     let (watch, signals) = watcher::watch(&[ctx.queue().pending_dir()], settings.watch);
     let watching = tokio::spawn(announce::watch_loop(
         ctx.clone(),
         signals,
         notice_tx.clone(),
     ));
-    let timing = tokio::spawn(clock::run(ctx.clone(), notice_tx));
+    let timing = tokio::spawn(clock::run(ctx.clone(), notice_tx, digest_sent));
     let announcing = tokio::spawn(announce::announcer(ctx.clone(), notice_rx));
     let _guards = (
         watch,
