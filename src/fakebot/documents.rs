@@ -16,7 +16,7 @@ pub(crate) const MAX_UPLOAD_BYTES: usize = 50 * 1024 * 1024;
 /// before. URLs are refused, since the fake cannot download them.
 pub(super) fn send_document(state: &mut State, params: &Value, files: &Files) -> Reply {
     let chat_id = chat_id(params)?;
-    let document = file(state, params, files, "document", None)?;
+    let document = file(state, params, files, "document")?;
     send_with_caption(state, chat_id, params, document)
 }
 
@@ -24,7 +24,7 @@ pub(super) fn send_document(state: &mut State, params: &Value, files: &Files) ->
 /// reads an image; anything else is refused as Telegram refuses a file that is no image).
 pub(super) fn send_photo(state: &mut State, params: &Value, files: &Files) -> Reply {
     let chat_id = chat_id(params)?;
-    let photo = file(state, params, files, "photo", Some(png_size))?;
+    let photo = file(state, params, files, "photo")?;
     send_with_caption(state, chat_id, params, photo)
 }
 
@@ -37,14 +37,14 @@ fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
 }
 
 /// The file of a sendDocument or sendPhoto: the `field` part, the part `attach://<name>` names (as
-/// teloxide sends it), or a file id sent before. `image` reads a photo's size (refusing what it can't).
+/// teloxide sends it), or a file id sent before. A `photo` is a PNG whose size is read (or refused).
 fn file(
     state: &mut State,
     params: &Value,
     files: &Files,
     field: &str,
-    image: Option<fn(&[u8]) -> Option<(u32, u32)>>,
 ) -> Result<Document, ApiFailure> {
+    let image = field == "photo";
     let named = str_param(params, field);
     let attached = named
         .as_deref()
@@ -58,11 +58,11 @@ fn file(
             if upload.bytes.len() > MAX_UPLOAD_BYTES {
                 return Err(ApiFailure::new(413, "Request Entity Too Large"));
             }
-            let photo = match image {
-                None => None,
-                Some(size) => Some(
-                    size(&upload.bytes).ok_or_else(|| ApiFailure::bad("IMAGE_PROCESS_FAILED"))?,
-                ),
+            let photo = if image {
+                let size = png_size(&upload.bytes);
+                Some(size.ok_or_else(|| ApiFailure::bad("IMAGE_PROCESS_FAILED"))?)
+            } else {
+                None
             };
             state.next_file_id += 1;
             Ok(Document {
@@ -78,7 +78,7 @@ fn file(
             .values()
             .flat_map(|c| &c.messages)
             .filter_map(|m| m.document.clone())
-            .find(|d| d.file_id == id && d.photo.is_some() == image.is_some())
+            .find(|d| d.file_id == id && d.photo.is_some() == image)
             .ok_or_else(|| ApiFailure::bad("wrong file identifier/HTTP URL specified")),
         _ => Err(ApiFailure::bad(&format!(
             "there is no {field} in the request"
