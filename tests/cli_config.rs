@@ -163,7 +163,7 @@ fn a_bad_digest_time_or_time_zone_names_its_key() {
         ),
         (
             json!({ "telegram": telegram, "digest": { "at": "09:00", "every": "day" } }),
-            "digest.every: unknown key; expected at",
+            "digest.every: unknown key; expected one of at",
         ),
         (
             json!({ "telegram": telegram, "digest": "09:00" }),
