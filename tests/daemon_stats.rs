@@ -9,7 +9,7 @@ use arbiter_zebu::fakebot::{FakeBot, SentMessage};
 use chrono::{DateTime, SecondsFormat, Timelike, Utc};
 
 use crate::support::TempQueue;
-use crate::support::daemon::{OWNER, Running, settings};
+use crate::support::daemon::{OUTSIDER, OWNER, Running, WAIT, settings};
 
 fn stamp(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, true)
@@ -160,6 +160,17 @@ async fn stats_sends_the_figures_and_a_chart_photo() {
         photo.message_id > text.message_id,
         "the chart follows the text"
     );
+    // Someone not in allowedUsers gets the fixed refusal, no figures and no chart.
+    d.fake.send_text(OUTSIDER, "/stats");
+    let refused = |f: &FakeBot| f.messages(OUTSIDER).iter().any(SentMessage::from_bot);
+    assert!(d.fake.wait_until(refused, WAIT).await);
+    let theirs: Vec<String> = d
+        .fake
+        .messages(OUTSIDER)
+        .iter()
+        .map(|m| m.render())
+        .collect();
+    assert_eq!(theirs, ["⛔ This bot is private."]);
 }
 
 /// A digest message in `f`'s owner chat.
