@@ -4,6 +4,18 @@
 //!
 //! Text is drawn with DejaVu Sans Mono, embedded in the binary (`assets/fonts/`, Bitstream Vera licence), so a
 //! machine without fonts draws the same chart. No I/O.
+//!
+//! A page draws the chart of the plans its user may see like `/stats` does:
+//!
+//! ```
+//! use arbiter_zebu::stats;
+//! # let (completed, tz) = (Vec::<arbiter_zebu::plan::Plan>::new(), jiff::tz::TimeZone::UTC);
+//! let now = chrono::Utc::now();
+//! let days = stats::daily(&completed, now - chrono::Duration::days(30), now, &tz);
+//! let svg: String = stats::chart::svg(&days)?;
+//! assert!(svg.contains(stats::chart::BARS_LABEL));
+//! # Ok::<(), stats::chart::ChartError>(())
+//! ```
 
 use std::sync::OnceLock;
 
