@@ -1,5 +1,6 @@
 //! `arbiter stats` over 10,000 completed plans (3 decisions each), beside `cat` of the same files: issue 15's
-//! target is at most twice the time to read them. Also `stats::compute` alone, in process, on the parsed plans.
+//! target is at most twice the time to read them. Also `stats::compute` alone, in process, on the parsed plans,
+//! and what `/stats` adds: the per-day series over the same plans and the chart of 30 days as PNG and SVG.
 //! Prints Markdown rows for BENCHMARKS.md.
 #![allow(clippy::unwrap_used)]
 
@@ -90,6 +91,33 @@ fn main() {
         std::hint::black_box(stats::compute(&plans, &[], since, now, &str::to_owned));
         t0.elapsed()
     });
+    let days = stats::daily(&plans, since, now, &jiff::tz::TimeZone::UTC);
+    let daily = best(|| {
+        let t0 = Instant::now();
+        std::hint::black_box(stats::daily(&plans, since, now, &jiff::tz::TimeZone::UTC));
+        t0.elapsed()
+    });
+    // Every day of the month with answers and a median, so every bar and point is drawn.
+    let month: Vec<stats::Day> = days[days.len() - 30..]
+        .iter()
+        .zip(1..)
+        .map(|(d, i)| stats::Day {
+            date: d.date,
+            answered: i,
+            p50_seconds: Some(60 * i as i64),
+        })
+        .collect();
+    let month = &month[..];
+    let png = best(|| {
+        let t0 = Instant::now();
+        std::hint::black_box(stats::chart::png(month).unwrap());
+        t0.elapsed()
+    });
+    let svg = best(|| {
+        let t0 = Instant::now();
+        std::hint::black_box(stats::chart::svg(month).unwrap());
+        t0.elapsed()
+    });
     println!("| measure | samples | time | beside | ratio | target |");
     println!("|---|---|---|---|---|---|");
     println!(
@@ -101,5 +129,18 @@ fn main() {
     println!(
         "| `stats::compute` alone, {PLANS} parsed plans | 3 (best) | {} | | | |",
         ms(compute)
+    );
+    println!(
+        "| `stats::daily` alone, {PLANS} parsed plans, {} days | 3 (best) | {} | | | |",
+        days.len(),
+        ms(daily)
+    );
+    println!(
+        "| `stats::chart::png`, 30 days with data | 3 (best) | {} | | | |",
+        ms(png)
+    );
+    println!(
+        "| `stats::chart::svg`, 30 days with data | 3 (best) | {} | | | |",
+        ms(svg)
     );
 }

@@ -11,6 +11,9 @@
 //! | `queue.dir` | string | `<home>/queue` | Queue folder (`pending/`, `completed/`, `notify/`). |
 //! | `queue.watchInterval` | number (ms) | `1000` | Periodic rescan of `pending/`, 10 to 3600000. |
 //! | `notifications.enabled` | boolean | `true` | Announce new plans on Telegram. |
+//! | `notifications.quietHours` | `"HH:MM-HH:MM"` | none | Announcements and reminders silent then, except urgent plans. |
+//! | `notifications.timezone` | IANA name | `UTC` | Time zone of `quietHours`, `digest.at` and the stats chart's days. |
+//! | `digest.at` | `"HH:MM"` or `"HH:MM:SS"` | no digest | Local time of the daily digest message. |
 //! | `logs.dir` | string | `<home>/logs` | Folder for `arbiter.log`. |
 //! | `logs.level` | string | `info` | One of `error`, `warn`, `info`, `debug`, `trace`, `off`. |
 //!
@@ -35,7 +38,9 @@ mod values;
 use std::path::Path;
 
 pub use error::ConfigError;
-pub use file::{ConfigFile, LogsSection, NotificationsSection, QueueSection, TelegramSection};
+pub use file::{
+    ConfigFile, DigestSection, LogsSection, NotificationsSection, QueueSection, TelegramSection,
+};
 pub use paths::{
     ENV_HOME, ENV_QUEUE, ENV_TOKEN, arbiter_home, config_file, default_logs_dir, default_queue_dir,
     expand_tilde, process_env, systemd_user_unit_dir, user_home,

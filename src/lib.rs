@@ -14,6 +14,7 @@ pub mod clock;
 pub mod config;
 pub mod daemon;
 pub mod demo;
+pub mod digest;
 pub mod fakebot;
 pub mod init;
 pub mod mcp;

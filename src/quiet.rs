@@ -17,14 +17,7 @@ impl QuietHours {
     /// Reads `"HH:MM-HH:MM"` in the time zone named `timezone` (IANA, e.g. `Europe/Berlin`; `UTC` when `None`).
     /// The error says what is wrong, for a config message.
     pub fn parse(span: &str, timezone: Option<&str>) -> Result<QuietHours, QuietError> {
-        let tz = match timezone {
-            None => TimeZone::UTC,
-            Some(name) => TimeZone::get(name.trim()).map_err(|_| {
-                QuietError::Zone(format!(
-                    "unknown time zone `{name}`: use an IANA name such as Europe/Berlin or UTC"
-                ))
-            })?,
-        };
+        let tz = crate::digest::time_zone(timezone).map_err(QuietError::Zone)?;
         let bad = || {
             QuietError::Span(format!(
                 "`{span}` is not a span of local time like 22:00-07:00"

@@ -144,3 +144,49 @@ fn quiet_hours_are_checked_and_name_their_key() {
         assert_eq!(out.stderr, format!("arbiter: {path}: {expected}\n"));
     }
 }
+
+#[test]
+fn a_bad_digest_time_or_time_zone_names_its_key() {
+    let telegram = json!({ "token": TOKEN, "allowedUsers": [42] });
+    let cases = [
+        (
+            json!({ "telegram": telegram, "digest": { "at": "9am" } }),
+            "digest.at: `9am` is not a time of day like 09:00 (or 09:00:30)",
+        ),
+        (
+            json!({ "telegram": telegram, "digest": { "at": "24:00" } }),
+            "digest.at: `24:00` is not a time of day like 09:00 (or 09:00:30)",
+        ),
+        (
+            json!({ "telegram": telegram, "digest": {} }),
+            "digest.at: missing; the local time of day to send the digest at, like \"09:00\"",
+        ),
+        (
+            json!({ "telegram": telegram, "digest": { "at": "09:00", "every": "day" } }),
+            "digest.every: unknown key; expected one of at",
+        ),
+        (
+            json!({ "telegram": telegram, "digest": "09:00" }),
+            "digest: expected an object ({ ... }), found a string",
+        ),
+        (
+            json!({ "telegram": telegram, "digest": { "at": "09:00" },
+                    "notifications": { "timezone": "Mars/Olympus" } }),
+            "notifications.timezone: unknown time zone `Mars/Olympus`: use an IANA name such as Europe/Berlin or UTC",
+        ),
+        (
+            json!({ "telegram": telegram, "notifications": { "timezone": "Europe/Berlin" } }),
+            "notifications.timezone: set, but there is no notifications.quietHours or digest.at for it to apply to",
+        ),
+    ];
+    for (config, expected) in cases {
+        let home = tempfile::tempdir().unwrap();
+        let (path, out) = run_with(home.path(), &config);
+        assert_eq!(out.code, Some(1), "{}", out.stderr);
+        assert_eq!(
+            out.stderr,
+            format!("arbiter: {path}: {expected}\n"),
+            "{config}"
+        );
+    }
+}

@@ -74,6 +74,8 @@ pub fn settings_from(cfg: &Config) -> Settings {
     };
     s.notifications = cfg.notifications.enabled;
     s.quiet_hours = cfg.notifications.quiet_hours.clone().map(|q| q.0);
+    s.timezone = cfg.notifications.timezone.clone();
+    s.digest = cfg.digest.clone();
     s
 }
 

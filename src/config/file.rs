@@ -27,6 +27,12 @@ pub struct ConfigFile {
     pub notifications: NotificationsSection,
     #[serde(default, deserialize_with = "values::section")]
     pub logs: LogsSection,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "values::optional_section"
+    )]
+    pub digest: Option<DigestSection>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,7 +77,7 @@ pub struct NotificationsSection {
     /// Local times when announcements and reminders are silent (`"22:00-07:00"`), except urgent plans.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quiet_hours: Option<String>,
-    /// IANA time zone of `quietHours` (default UTC).
+    /// IANA time zone of `quietHours` and `digest.at` (default UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timezone: Option<String>,
 }
@@ -87,8 +93,17 @@ pub struct LogsSection {
     pub level: Option<LogLevel>,
 }
 
+/// The daily digest; absent: none is sent.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct DigestSection {
+    /// Local time of day (`"09:00"`, or `"09:00:30"`) in `notifications.timezone`; required in the section.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+}
+
 /// What the top level must be, in the message when it is not.
-const TOP_LEVEL: &str = "an object with telegram, queue, notifications and logs sections";
+const TOP_LEVEL: &str = "an object with telegram, queue, notifications, logs and digest sections";
 
 impl ConfigFile {
     /// Parses config.json's text (`path` is for messages). Checks the keys and their types only.

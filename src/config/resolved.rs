@@ -23,6 +23,8 @@ pub struct Config {
     pub queue: QueueConfig,
     pub notifications: NotificationsConfig,
     pub logs: LogsConfig,
+    /// `digest.at` in `notifications.timezone`; `None`: no daily digest.
+    pub digest: Option<crate::digest::DigestAt>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +57,8 @@ pub struct NotificationsConfig {
     pub enabled: bool,
     /// `quietHours` in `timezone`, when set.
     pub quiet_hours: Option<QuietSetting>,
+    /// `timezone` (UTC when not set): quiet hours, the digest's time and the days of the stats chart.
+    pub timezone: jiff::tz::TimeZone,
 }
 
 /// `notifications.quietHours` as written and as read (the parsed form has no `Eq`).

@@ -61,6 +61,32 @@ fn example_file_loads_with_every_key() {
     assert!(config.notifications.enabled);
     assert_eq!(config.logs.dir, PathBuf::from("/home/ada/.arbiter/logs"));
     assert_eq!(config.logs.level, LevelFilter::INFO);
+    assert_eq!(
+        config.digest,
+        Some(crate::digest::DigestAt::parse("09:00", jiff::tz::TimeZone::UTC).unwrap())
+    );
+}
+
+#[test]
+fn the_digest_time_is_read_in_the_notifications_time_zone() {
+    let (_f, config) = load_with(
+        &with_section(
+            r#""digest": {"at": "07:30:15"}, "notifications": {"timezone": "Asia/Tokyo"}"#,
+        ),
+        &[("HOME", "/home/ada")],
+    );
+    let config = config.unwrap();
+    let tokyo = jiff::tz::TimeZone::get("Asia/Tokyo").unwrap();
+    assert_eq!(config.notifications.timezone, tokyo);
+    assert_eq!(
+        config.digest,
+        Some(crate::digest::DigestAt::parse("07:30:15", tokyo).unwrap())
+    );
+    // Without a digest section: none, and UTC.
+    let (_f, config) = load_with(MINIMAL, &[("HOME", "/home/ada")]);
+    let config = config.unwrap();
+    assert_eq!(config.digest, None);
+    assert_eq!(config.notifications.timezone, jiff::tz::TimeZone::UTC);
 }
 
 #[test]
@@ -161,7 +187,7 @@ fn invalid_json_names_line_and_column() {
 fn top_level_must_be_an_object() {
     assert_error(
         "[1]",
-        "top level: expected an object with telegram, queue, notifications and logs sections, found a list",
+        "top level: expected an object with telegram, queue, notifications, logs and digest sections, found a list",
     );
 }
 
@@ -250,7 +276,7 @@ fn unknown_keys() {
     );
     assert_error(
         &with_section(r#""colour": 1"#),
-        "colour: unknown key; expected one of telegram, queue, notifications, logs",
+        "colour: unknown key; expected one of telegram, queue, notifications, logs, digest",
     );
 }
 

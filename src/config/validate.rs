@@ -63,15 +63,32 @@ impl ConfigFile {
             },
             level: self.logs.level.unwrap_or_default().0,
         };
+        let has_digest = self.digest.is_some();
+        let timezone = crate::digest::time_zone(self.notifications.timezone.as_deref())
+            .map_err(|problem| invalid(("notifications.timezone", problem)))?;
+        let digest = match self.digest.map(|d| d.at) {
+            None => None,
+            Some(None) => {
+                let problem =
+                    "missing; the local time of day to send the digest at, like \"09:00\"";
+                return Err(invalid(("digest.at", problem.to_owned())));
+            }
+            Some(Some(at)) => Some(
+                crate::digest::DigestAt::parse(&at, timezone.clone())
+                    .map_err(|problem| invalid(("digest.at", problem)))?,
+            ),
+        };
         Ok(Config {
             path: path.into(),
             telegram,
             queue,
             notifications: NotificationsConfig {
                 enabled: self.notifications.enabled.unwrap_or(true),
-                quiet_hours: quiet(&self.notifications).map_err(invalid)?,
+                quiet_hours: quiet(&self.notifications, has_digest).map_err(invalid)?,
+                timezone,
             },
             logs,
+            digest,
         })
     }
 }
@@ -150,18 +167,20 @@ fn api_url(raw: &str) -> Result<Url, String> {
     }
 }
 
-/// `notifications.quietHours` in `notifications.timezone`.
+/// `notifications.quietHours` in `notifications.timezone` (which must apply to it or to `digest.at`).
 fn quiet(
     section: &super::file::NotificationsSection,
+    has_digest: bool,
 ) -> Result<Option<super::resolved::QuietSetting>, KeyProblem> {
     use crate::quiet::{QuietError, QuietHours};
     let Some(span) = &section.quiet_hours else {
         return match &section.timezone {
-            Some(_) => Err((
+            Some(_) if !has_digest => Err((
                 "notifications.timezone",
-                "set, but there is no notifications.quietHours for it to apply to".to_owned(),
+                "set, but there is no notifications.quietHours or digest.at for it to apply to"
+                    .to_owned(),
             )),
-            None => Ok(None),
+            _ => Ok(None),
         };
     };
     QuietHours::parse(span, section.timezone.as_deref())

@@ -257,6 +257,13 @@ pub(super) fn object<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     deserializer.deserialize_map(Object(expecting, std::marker::PhantomData))
 }
 
+/// [`section`] for a section that is off when absent (`digest`).
+pub(super) fn optional_section<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    section(deserializer).map(Some)
+}
+
 /// [`object`] for a section field (`deserialize_with`).
 pub(super) fn section<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     deserializer: D,

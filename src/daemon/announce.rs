@@ -37,6 +37,8 @@ pub enum Notice {
     Escalated(Plan, Vec<u64>),
     /// The deadline submitted the plan.
     DeadlineSubmitted(Plan),
+    /// The daily digest for this local date is due.
+    Digest(chrono::NaiveDate),
 }
 
 /// Why a plan is announced: it is new, or it is a reminder.
@@ -177,6 +179,7 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
                 let silent = quiet(&ctx, [&plan]);
                 broadcast(&ctx, &views::deadline_submitted(&plan), silent).await;
             }
+            Notice::Digest(today) => digest(&ctx, today).await,
         }
     }
 }
@@ -226,6 +229,19 @@ fn quiet<'a>(ctx: &Ctx, plans: impl IntoIterator<Item = &'a Plan>) -> bool {
 
 fn quiet_hours(ctx: &Ctx) -> bool {
     ctx.quiet.as_ref().is_some_and(|q| q.now())
+}
+
+/// Each member's digest: the plans they may see. Silent in quiet hours (never held back: it is the owner's
+/// chosen time, and a digest caught up at start is about now).
+async fn digest(ctx: &Ctx, today: chrono::NaiveDate) {
+    let silent = quiet_hours(ctx);
+    let members: Vec<u64> = ctx.actions.access().members().collect();
+    for user in members {
+        match super::stats::digest_view(ctx, user, today).await {
+            Ok(view) => send_to(ctx, vec![user], &view, silent).await,
+            Err(e) => tracing::error!(user, error = %e, "can't read the queue for the digest"),
+        }
+    }
 }
 
 async fn broadcast(ctx: &Ctx, view: &views::View, silent: bool) {

@@ -172,6 +172,21 @@ impl Api {
         .await
     }
 
+    /// Sends `png` as a photo with a plain-text `caption`; returns its id.
+    pub async fn send_photo(
+        &self,
+        chat: ChatId,
+        png: Vec<u8>,
+        caption: &str,
+    ) -> Result<MessageId, RequestError> {
+        retry("sendPhoto", Patience::Interactive, || {
+            let file = InputFile::memory(png.clone()).file_name("stats.png");
+            let req = self.bot.send_photo(chat, file).caption(caption.to_owned());
+            async move { req.await.map(|m| m.id) }
+        })
+        .await
+    }
+
     /// Replaces a message's text and buttons with a view ("not modified" counts as done).
     pub async fn edit(
         &self,

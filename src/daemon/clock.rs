@@ -42,13 +42,19 @@ pub async fn catch_up(ctx: &Ctx, scan: &mut Scan, notices: &mpsc::UnboundedSende
     }
 }
 
-/// Runs the clock until the task is aborted.
-pub async fn run(ctx: Ctx, notices: mpsc::UnboundedSender<Notice>) {
+/// Runs the clock until the task is aborted: deadlines, escalations and reminders, and the daily digest
+/// (`digest_sent`: the date of the last one).
+pub async fn run(
+    ctx: Ctx,
+    notices: mpsc::UnboundedSender<Notice>,
+    mut digest_sent: Option<chrono::NaiveDate>,
+) {
     let mut failed: HashMap<String, Instant> = HashMap::new();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
+        super::digest::check(&ctx, &mut digest_sent, &notices);
         let now = Utc::now();
         let work: Vec<(String, Due)> = ctx.state.with_snapshot(|s| {
             s.plans

@@ -27,6 +27,10 @@ pub struct Ctx {
     pub state: Arc<State>,
     /// `notifications.quietHours`: announcements and reminders silent then, except urgent plans.
     pub quiet: Option<Arc<crate::quiet::QuietHours>>,
+    /// `notifications.timezone`: the days of the stats chart.
+    pub timezone: jiff::tz::TimeZone,
+    /// `digest.at`: when the daily digest goes out; `None`: never.
+    pub digest: Option<Arc<crate::digest::DigestAt>>,
     /// The dashboard's https URL: the queue view links it as a Mini App. `None`: no dashboard button.
     pub dashboard: Option<url::Url>,
     /// The watcher's changes, once it runs.

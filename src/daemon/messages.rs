@@ -20,14 +20,20 @@ pub enum Command<'a> {
     Queue,
     Help,
     Cancel,
+    Stats,
     Unknown(&'a str),
 }
 
 /// Every command the bot understands, with what Telegram's command menu says of it: the parser and
 /// setMyCommands both read this list.
-pub const COMMANDS: [(&str, &str, Word); 4] = [
+pub const COMMANDS: [(&str, &str, Word); 5] = [
     ("start", "Show the decision queue", Word::Start),
     ("queue", "Show the decision queue", Word::Queue),
+    (
+        "stats",
+        "Figures of the last 30 days and a chart",
+        Word::Stats,
+    ),
     ("help", "How this bot works", Word::Help),
     ("cancel", "Leave custom-answer mode", Word::Cancel),
 ];
@@ -39,6 +45,7 @@ pub enum Word {
     Queue,
     Help,
     Cancel,
+    Stats,
 }
 
 #[must_use]
@@ -55,6 +62,7 @@ pub fn parse_command(text: &str) -> Option<Command<'_>> {
         Some(Word::Queue) => Command::Queue,
         Some(Word::Help) => Command::Help,
         Some(Word::Cancel) => Command::Cancel,
+        Some(Word::Stats) => Command::Stats,
         None => Command::Unknown(word),
     })
 }
@@ -81,6 +89,7 @@ pub async fn handle(ctx: &Ctx, msg: Message) {
         }
         Some(Command::Start(_) | Command::Queue) => show_queue(ctx, chat, user).await,
         Some(Command::Help) => send(ctx, chat, &views::help()).await,
+        Some(Command::Stats) => super::stats::send_stats(ctx, chat, user).await,
         Some(Command::Cancel) => {
             let was = ctx.state.take_custom(user);
             let text = if was.is_some() {
@@ -197,6 +206,7 @@ mod tests {
         );
         assert_eq!(parse_command("/queue@arbiter_bot"), Some(Command::Queue));
         assert_eq!(parse_command(" /cancel "), Some(Command::Cancel));
+        assert_eq!(parse_command("/stats@arbiter_bot"), Some(Command::Stats));
         assert_eq!(parse_command("hello"), None);
         assert_eq!(parse_command("/nope"), Some(Command::Unknown("nope")));
     }

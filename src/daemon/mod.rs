@@ -7,9 +7,11 @@ pub mod api;
 mod callbacks;
 mod clock;
 mod context;
+mod digest;
 pub mod lockfile;
 mod messages;
 mod state;
+mod stats;
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
@@ -48,6 +50,10 @@ pub struct Settings {
     /// The dashboard's public URL. Only an https one is used: the bot's menu button and a `🗂 Dashboard` button on
     /// the queue open it as a Telegram Mini App.
     pub dashboard_url: Option<String>,
+    /// `notifications.timezone`: the days of `/stats`' chart (quiet hours and the digest carry their own).
+    pub timezone: jiff::tz::TimeZone,
+    /// The daily digest's time; `None`: no digest.
+    pub digest: Option<crate::digest::DigestAt>,
     /// getUpdates long-poll timeout.
     pub poll_timeout: Duration,
     /// HTTP timeout of every other call (the long poll gets this plus its own timeout).
@@ -82,6 +88,8 @@ impl Settings {
             notifications: true,
             quiet_hours: None,
             dashboard_url: None,
+            timezone: jiff::tz::TimeZone::UTC,
+            digest: None,
             poll_timeout: Duration::from_secs(10),
             http_timeout: Duration::from_secs(17),
         }
@@ -128,6 +136,8 @@ pub async fn run(
         quiet: settings.quiet_hours.clone().map(Arc::new),
         looks: None,
         dashboard: mini_app_url(settings.dashboard_url.as_deref()),
+        timezone: settings.timezone.clone(),
+        digest: settings.digest.clone().map(Arc::new),
     };
 
     let polling = poll(ctx.clone(), settings.clone(), scan);
@@ -210,6 +220,9 @@ async fn poll(
     let mut first_scan = first_scan;
     clock::catch_up(&ctx, &mut first_scan, &notice_tx).await;
     announce::initial_scan(&ctx, first_scan, &notice_tx);
+    // A digest missed while the daemon was down goes out now, once, after the start-up summary.
+    let mut digest_sent = digest::last_sent(ctx.queue().root());
+    digest::check(&ctx, &mut digest_sent, &notice_tx);
     let (watch, signals) = watcher::watch(&[ctx.queue().pending_dir()], settings.watch);
     let ctx = Ctx {
         looks: Some(Arc::new(context::Looks {
@@ -220,7 +233,7 @@ async fn poll(
         ..ctx
     };
     let watching = tokio::spawn(announce::watch_loop(ctx.clone(), signals));
-    let timing = tokio::spawn(clock::run(ctx.clone(), notice_tx));
+    let timing = tokio::spawn(clock::run(ctx.clone(), notice_tx, digest_sent));
     let announcing = tokio::spawn(announce::announcer(ctx.clone(), notice_rx));
     let _guards = (
         watch,

@@ -142,3 +142,51 @@ async fn documents_are_refused_like_telegram_does() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn a_photo_arrives_as_a_photo_with_its_size_and_anything_but_a_png_is_refused() {
+    let (fake, bot) = setup().await;
+    let days = [crate::stats::Day {
+        date: chrono::NaiveDate::from_ymd_opt(2026, 2, 1).unwrap(),
+        answered: 2,
+        p50_seconds: Some(600),
+    }];
+    let png = crate::stats::chart::png(&days).unwrap();
+    let sent = bot
+        .send_photo(
+            ChatId(OWNER),
+            InputFile::memory(png.clone()).file_name("stats.png"),
+        )
+        .caption("📈 chart")
+        .await
+        .unwrap();
+    let sizes = sent.photo().unwrap();
+    assert_eq!(
+        (sizes[0].width, sizes[0].height),
+        crate::stats::chart::PNG_SIZE
+    );
+    assert_eq!(sent.caption(), Some("📈 chart"));
+    let stored = fake.last_message(OWNER).unwrap();
+    let file = stored.document.as_ref().unwrap();
+    assert_eq!(file.bytes, png);
+    assert_eq!(file.photo, Some(crate::stats::chart::PNG_SIZE));
+    assert_eq!(
+        stored.render(),
+        format!("🖼 stats.png ({} bytes)\n📈 chart", png.len())
+    );
+    // A photo's file id sends it again as a photo; a document's does not.
+    let again = bot
+        .send_photo(ChatId(OWNER), InputFile::file_id(sizes[0].file.id.clone()))
+        .await
+        .unwrap();
+    assert!(again.photo().is_some());
+    let err = bot
+        .send_photo(ChatId(OWNER), InputFile::memory(PLAN).file_name("plan.png"))
+        .await
+        .unwrap_err();
+    // Telegram's own description, which teloxide knows by name.
+    assert!(
+        matches!(err, RequestError::Api(ApiError::ImageProcessFailed)),
+        "{err:?}"
+    );
+}

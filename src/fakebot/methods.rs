@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::documents::send_document;
+use super::documents::{send_document, send_photo};
 use super::server::Files;
 use super::state::{BOT_ID, Button, Document, Markup, SentMessage, State, bot_user_json, now_unix};
 use crate::telegram::markdown_check::{Entity, parse_markdown_v2_entities, telegram_length};
@@ -16,6 +16,7 @@ pub(crate) const METHODS: &[&str] = &[
     "getMyCommands",
     "sendMessage",
     "sendDocument",
+    "sendPhoto",
     "editMessageText",
     "editMessageReplyMarkup",
     "answerCallbackQuery",
@@ -272,6 +273,7 @@ pub(crate) fn handle(state: &mut State, method: &str, params: &Value, files: &Fi
         }),
         "sendMessage" => send_message(state, params),
         "sendDocument" => send_document(state, params, files),
+        "sendPhoto" => send_photo(state, params, files),
         "editMessageText" => edit_message_text(state, params),
         "editMessageReplyMarkup" => edit_reply_markup(state, params),
         "answerCallbackQuery" => answer_callback_query(state, params),

@@ -8,9 +8,9 @@
 //!   are cheap clones; the server stops when the last one is dropped.
 //! - Methods: getMe, getUpdates (long polling, `offset` incl. negative, `timeout`, `limit`; a newer
 //!   getUpdates ends a waiting one with 409), deleteWebhook, setMyCommands, getMyCommands, sendMessage,
-//!   sendDocument (multipart upload, or a file id it gave before), editMessageText,
-//!   editMessageReplyMarkup, answerCallbackQuery, deleteMessage, sendChatAction, setChatMenuButton,
-//!   getChatMenuButton.
+//!   sendDocument (multipart upload, or a file id it gave before), sendPhoto (the same, a PNG only),
+//!   editMessageText, editMessageReplyMarkup, answerCallbackQuery, deleteMessage, sendChatAction,
+//!   setChatMenuButton, getChatMenuButton.
 //!   Anything else: 404 "Not Found". Checks as Telegram does: MarkdownV2 (via
 //!   [`crate::telegram::markdown_check`]), empty or over-4096 (UTF-16) text, captions over 1024,
 //!   missing or empty documents, callback_data of 1–64 bytes, https-only Web App URLs, ≤ 100 buttons and
@@ -19,7 +19,7 @@
 //! - Act as a user: [`FakeBot::send_text`], [`FakeBot::send_reply`], [`FakeBot::tap`] (a button of
 //!   a stored message), [`FakeBot::tap_label`], [`FakeBot::tap_raw`] (any data, any message id).
 //! - Observe: [`FakeBot::calls`] (an uploaded file appears in the params as its name and size),
-//!   [`FakeBot::calls_of`], [`FakeBot::messages`] (a document's bytes in [`SentMessage::document`]),
+//!   [`FakeBot::calls_of`], [`FakeBot::messages`] (a document's or photo's bytes in [`SentMessage::document`]),
 //!   [`FakeBot::last_message`], [`FakeBot::callback_answers`], [`FakeBot::commands`],
 //!   [`FakeBot::menu_button`], and the waiters
 //!   [`FakeBot::wait_for_call`] and [`FakeBot::wait_until`] (woken on every state change).

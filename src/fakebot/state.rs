@@ -64,7 +64,7 @@ pub struct Upload {
     pub bytes: Vec<u8>,
 }
 
-/// A document the bot sent (sendDocument), as stored by the fake.
+/// A document or photo the bot sent (sendDocument, sendPhoto), as stored by the fake.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Document {
     /// The id Telegram would give the file (`doc<n>`), which sendDocument accepts again.
@@ -73,6 +73,8 @@ pub struct Document {
     pub mime_type: Option<String>,
     /// The uploaded bytes.
     pub bytes: Vec<u8>,
+    /// Width and height of a photo (sendPhoto, a PNG); `None` for a document.
+    pub photo: Option<(u32, u32)>,
 }
 
 /// A message in a chat, sent by the bot or injected as a user's.
@@ -96,7 +98,7 @@ pub struct SentMessage {
     pub edited: bool,
     /// Earlier texts (as sent), oldest first; one entry per editMessageText.
     pub history: Vec<String>,
-    /// The file of a document message (sendDocument).
+    /// The file of a document or photo message (sendDocument, sendPhoto).
     pub document: Option<Document>,
 }
 
@@ -118,7 +120,8 @@ impl SentMessage {
                 } else {
                     format!("\n{}", self.plain)
                 };
-                format!("📎 {name} ({} bytes){caption}", doc.bytes.len())
+                let icon = if doc.photo.is_some() { "🖼" } else { "📎" };
+                format!("{icon} {name} ({} bytes){caption}", doc.bytes.len())
             }
             None => self.plain.clone(),
         };
@@ -307,13 +310,26 @@ impl State {
         });
         let entities: Vec<Value> = message.entities.iter().map(entity_json).collect();
         if let Some(doc) = &message.document {
-            value["document"] = json!({
-                "file_id": doc.file_id,
-                "file_unique_id": format!("u{}", doc.file_id),
-                "file_name": doc.file_name,
-                "mime_type": doc.mime_type,
-                "file_size": doc.bytes.len(),
-            });
+            match doc.photo {
+                Some((width, height)) => {
+                    value["photo"] = json!([{
+                        "file_id": doc.file_id,
+                        "file_unique_id": format!("u{}", doc.file_id),
+                        "width": width,
+                        "height": height,
+                        "file_size": doc.bytes.len(),
+                    }]);
+                }
+                None => {
+                    value["document"] = json!({
+                        "file_id": doc.file_id,
+                        "file_unique_id": format!("u{}", doc.file_id),
+                        "file_name": doc.file_name,
+                        "mime_type": doc.mime_type,
+                        "file_size": doc.bytes.len(),
+                    });
+                }
+            }
             if !message.plain.is_empty() {
                 value["caption"] = json!(message.plain);
             }

@@ -1,7 +1,7 @@
 //! Figures over plans: counts, time to decide, the queue now and its bottlenecks (DESIGN.md "Stats").
 //!
-//! One pure function, [`compute`], behind `arbiter stats` (and later `/stats` and the dashboard): no I/O, no
-//! clock. What counts where:
+//! One pure function, [`compute`], behind `arbiter stats`, `/stats`, the daily digest and the dashboard: no I/O,
+//! no clock. [`daily`] splits the same period into local days for the chart ([`chart`]). What counts where:
 //! - the period holds the completed plans whose `completed_at` is at or after `since` (a plan whose
 //!   `completed_at` is missing or unreadable cannot be placed in time and is left out);
 //! - `decisions`: `answered` and `skipped` are what a person did, `deadline` what the deadline did (answered
@@ -19,6 +19,8 @@
 //! - bottlenecks: the five slowest timed decisions, and (human output only, JSON has no key for it) the agents
 //!   whose pending plans have waited longest, by the age of each agent's oldest pending plan.
 
+pub mod chart;
+mod series;
 mod spread;
 
 use std::collections::BTreeMap;
@@ -27,8 +29,9 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
 use crate::plan::timing::parse_time;
-use crate::plan::{DecisionStatus, Plan, Priority};
+use crate::plan::{Decision, DecisionStatus, Plan, Priority};
 
+pub use series::{Day, daily, local_date};
 pub use spread::{Spread, nearest_rank};
 
 /// `answered_by` of what the deadline answered or skipped.
@@ -147,6 +150,48 @@ fn groups(tallies: BTreeMap<String, Tally>) -> BTreeMap<String, Group> {
         .collect()
 }
 
+/// What became of a decision, as the figures count it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Resolution {
+    /// Answered by a person (timed).
+    Answered,
+    /// Skipped by a person.
+    Skipped,
+    /// Answered with its default, or skipped, by the deadline.
+    Deadline,
+}
+
+impl Resolution {
+    /// `None` while the decision is pending.
+    fn of(d: &Decision) -> Option<Resolution> {
+        let by_deadline = d.answered_by.as_deref() == Some(DEADLINE);
+        match d.status {
+            DecisionStatus::Pending => None,
+            _ if by_deadline => Some(Resolution::Deadline),
+            DecisionStatus::Skipped => Some(Resolution::Skipped),
+            DecisionStatus::Answered => Some(Resolution::Answered),
+        }
+    }
+}
+
+/// The completed plans of the period starting at `since`, each with its `completed_at`.
+fn in_period(
+    completed: &[Plan],
+    since: DateTime<Utc>,
+) -> impl Iterator<Item = (&Plan, DateTime<Utc>)> {
+    completed.iter().filter_map(move |plan| {
+        let done = plan.completed_at.as_deref().and_then(parse_time)?;
+        (done >= since).then_some((plan, done))
+    })
+}
+
+/// Time to decide a decision answered by a person: `answered_at` − the plan's `created_at` (`None` when either
+/// is missing or unreadable).
+fn decision_time(created: Option<DateTime<Utc>>, d: &Decision) -> Option<i64> {
+    let answered = d.answered_at.as_deref().and_then(parse_time);
+    created.zip(answered).map(|(c, a)| seconds(c, a))
+}
+
 /// Whole seconds from `from` to `to`, never negative.
 fn seconds(from: DateTime<Utc>, to: DateTime<Utc>) -> i64 {
     (to - from).num_seconds().max(0)
@@ -172,13 +217,7 @@ pub fn compute(
     let mut plan_times = Vec::new();
     let mut slowest = Vec::new();
     let (mut agents, mut tags, mut people) = (BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
-    for plan in completed {
-        let Some(done) = plan.completed_at.as_deref().and_then(parse_time) else {
-            continue;
-        };
-        if done < since {
-            continue;
-        }
+    for (plan, done) in in_period(completed, since) {
         plans_completed += 1;
         let created = plan.created_at.as_deref().and_then(parse_time);
         let plan_time = created.map(|c| seconds(c, done));
@@ -191,24 +230,22 @@ pub fn compute(
             .or_insert_with(Tally::default)
             .add(plan_time);
         for d in &plan.decisions {
-            let by_deadline = d.answered_by.as_deref() == Some(DEADLINE);
-            match d.status {
-                DecisionStatus::Pending => continue,
-                _ if by_deadline => {
+            match Resolution::of(d) {
+                None => continue,
+                Some(Resolution::Deadline) => {
                     decisions.deadline += 1;
                     continue;
                 }
-                DecisionStatus::Skipped => {
+                Some(Resolution::Skipped) => {
                     decisions.skipped += 1;
                     continue;
                 }
-                DecisionStatus::Answered => decisions.answered += 1,
+                Some(Resolution::Answered) => decisions.answered += 1,
             }
             if d.is_custom_answer() {
                 decisions.custom += 1;
             }
-            let answered = d.answered_at.as_deref().and_then(parse_time);
-            let time = created.zip(answered).map(|(c, a)| seconds(c, a));
+            let time = decision_time(created, d);
             if let Some(s) = time {
                 decision_times.push(s);
                 slowest.push(Slow {

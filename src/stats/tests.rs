@@ -7,11 +7,16 @@ use serde_json::json;
 use super::*;
 use crate::plan::{Decision, DecisionOption, PlanStatus, Timing};
 
-fn t(s: &str) -> DateTime<Utc> {
+pub(super) fn t(s: &str) -> DateTime<Utc> {
     parse_time(s).unwrap()
 }
 
-fn plan(id: &str, agent: Option<&str>, created: Option<&str>, completed: Option<&str>) -> Plan {
+pub(super) fn plan(
+    id: &str,
+    agent: Option<&str>,
+    created: Option<&str>,
+    completed: Option<&str>,
+) -> Plan {
     Plan {
         id: id.to_owned(),
         title: format!("Plan {id}"),
@@ -36,7 +41,7 @@ fn plan(id: &str, agent: Option<&str>, created: Option<&str>, completed: Option<
 }
 
 /// A decision with options `a` and `b`; any other answer is custom text.
-fn decision(
+pub(super) fn decision(
     id: &str,
     status: DecisionStatus,
     answer: Option<&str>,
@@ -77,7 +82,7 @@ fn names(id: &str) -> String {
     }
 }
 
-fn completed() -> Vec<Plan> {
+pub(super) fn completed() -> Vec<Plan> {
     // p1: 2 h; decisions at 30 min (ann), 1 h (user 2, custom), one skipped by ann (counted, not timed).
     let mut p1 = plan(
         "p1",

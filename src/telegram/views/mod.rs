@@ -25,6 +25,7 @@ mod notice;
 mod plan_view;
 mod queue;
 mod review;
+mod stats;
 mod time;
 
 use crate::plan::Plan;
@@ -38,6 +39,7 @@ pub use notice::{PLAN_GONE_ALERT, help, not_found, problem};
 pub use plan_view::{file_caption, plan, plan_at};
 pub use queue::{QUEUE_PAGE_SIZE, queue, queue_at, queue_with_dashboard};
 pub use review::{completion, review};
+pub use stats::{chart_caption, digest, stats};
 pub use time::{Nudge, deadline_submitted, due_line, due_text, nudge, nudge_burst, span};
 
 /// One inline keyboard button.

@@ -14,6 +14,7 @@ pub fn help() -> View {
         Agents send me decision plans; you answer them with buttons, and I write your answers back \
         into their files\\. No LLM is involved\\.\n\n\
         /start, /queue — pending plans\n\
+        /stats — figures of the last 30 days and a chart\n\
         /help — this message\n\
         /cancel — leave custom answer mode\n\n\
         Open a plan, pick an option for each decision \\(or ✏️ Custom, ⏭️ Skip\\), then 📤 Submit: \
