@@ -196,6 +196,7 @@ pub fn init(opts: InitOptions, io: &mut dyn InitIo) -> Result<InitReport, InitEr
             dir: Some(shown(&logs_dir)?),
             level: Some(LogLevel::default()),
         },
+        people: None,
     };
     // Cannot fail (string keys, plain values), but no panic on the off chance.
     let json = file.to_json().map_err(|error| InitError::Io {

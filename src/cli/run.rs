@@ -74,6 +74,7 @@ pub fn settings_from(cfg: &Config) -> Settings {
     };
     s.notifications = cfg.notifications.enabled;
     s.quiet_hours = cfg.notifications.quiet_hours.clone().map(|q| q.0);
+    s.people = cfg.people.clone();
     s
 }
 

@@ -27,6 +27,10 @@ pub struct ConfigFile {
     pub notifications: NotificationsSection,
     #[serde(default, deserialize_with = "values::section")]
     pub logs: LogsSection,
+    /// Names for allowed users (`{"alice": 93533553}`): plans name approvers and `escalate_to` by them, and
+    /// views show them instead of ids.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub people: Option<std::collections::BTreeMap<String, values::UserId>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -88,7 +92,7 @@ pub struct LogsSection {
 }
 
 /// What the top level must be, in the message when it is not.
-const TOP_LEVEL: &str = "an object with telegram, queue, notifications and logs sections";
+const TOP_LEVEL: &str = "an object with telegram, queue, notifications, logs and people sections";
 
 impl ConfigFile {
     /// Parses config.json's text (`path` is for messages). Checks the keys and their types only.

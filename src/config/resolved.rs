@@ -23,6 +23,8 @@ pub struct Config {
     pub queue: QueueConfig,
     pub notifications: NotificationsConfig,
     pub logs: LogsConfig,
+    /// `people`: name → user id, every id one of `telegram.allowed_users`, in name order.
+    pub people: Vec<(String, u64)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,6 +7,7 @@ mod frontmatter;
 pub mod lines;
 mod model;
 mod parse;
+pub mod people;
 pub mod slug;
 pub mod timing;
 pub mod yaml_value;
@@ -15,6 +16,7 @@ pub use diagnostic::Diagnostic;
 pub use edit::{Edit, EditError, apply, apply_parsed};
 pub use model::{Decision, DecisionOption, DecisionStatus, Plan, PlanStatus, Priority};
 pub use parse::{parse, parse_bytes};
+pub use people::Approval;
 pub use timing::{Due, OnDeadline, Timing};
 
 #[cfg(test)]

@@ -29,6 +29,7 @@ fn plan(id: &str, agent: Option<&str>, created: Option<&str>, completed: Option<
         updated_at: None,
         completed_at: completed.map(str::to_owned),
         timing: Timing::default(),
+        approval: crate::plan::Approval::default(),
         context: String::new(),
         decisions: Vec::new(),
         frontmatter_lines: 0..0,
@@ -52,6 +53,9 @@ fn decision(
         answered_by: Some(by.to_owned()),
         allow_custom: true,
         default: Some("a".to_owned()),
+        note: None,
+        delegated_to: None,
+        delegated_by: None,
         context: String::new(),
         options: ["a", "b"]
             .map(|k| DecisionOption {
