@@ -283,3 +283,7 @@ impl Access {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "access_tests.rs"]
+mod tests;

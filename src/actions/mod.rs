@@ -351,4 +351,6 @@ fn tell(actor: Actor, before: &[u64], after: &Plan, decision: usize, edit: &Edit
 }
 
 #[cfg(test)]
+mod people_tests;
+#[cfg(test)]
 mod tests;
