@@ -119,7 +119,7 @@ fn lint_checks_escalate_to_against_the_config_when_there_is_one() {
     assert_eq!(
         out.stderr,
         format!(
-            "{file}:5: `escalate_to`: `777` is nobody the bot may talk to: use a user id from telegram.allowedUsers\n"
+            "{file}:5: `escalate_to`: `777` is nobody the bot may talk to: use a name from the config's `people` or a user id from telegram.allowedUsers\n"
         )
     );
 }

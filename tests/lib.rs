@@ -19,6 +19,7 @@ mod daemon_deadlines;
 mod daemon_documents;
 mod daemon_edges;
 mod daemon_faults;
+mod daemon_people;
 mod examples;
 mod mcp;
 mod pyyaml;

@@ -63,6 +63,8 @@ pub enum Action {
     StartNote { decision: usize, seen: String },
     /// A note typed for the decision with this id (the id was taken when the prompt was shown).
     Note { decision_id: String, text: String },
+    /// About to pick whom to delegate decision `decision` to: checks it is still the one shown.
+    StartDelegate { decision: usize, seen: String },
     /// Delegate decision `decision` to the member `to`.
     Delegate {
         decision: usize,
@@ -192,7 +194,9 @@ impl Actions {
         };
         let edit = match action {
             Action::Open => return Outcome::Current(loaded),
-            Action::StartCustom { decision, seen } | Action::StartNote { decision, seen } => {
+            Action::StartCustom { decision, seen }
+            | Action::StartNote { decision, seen }
+            | Action::StartDelegate { decision, seen } => {
                 return match seen_decision(decision, seen) {
                     Some(_) => Outcome::Current(loaded),
                     None => Outcome::Stale(loaded),
@@ -232,11 +236,12 @@ impl Actions {
                 (None, _) => return Outcome::Stale(loaded),
                 (Some(_), Actor::Deadline) => return Outcome::Refused(Refusal::ClockOnly),
             },
+            // Only a view of a delegated decision offers ↩️ Take back.
             Action::TakeBack { decision, seen } => match seen_decision(decision, seen) {
-                Some(d) => Edit::TakeBack {
+                Some(d) if d.delegated_to.is_some() => Edit::TakeBack {
                     decision: d.id.clone(),
                 },
-                None => return Outcome::Stale(loaded),
+                _ => return Outcome::Stale(loaded),
             },
             Action::Note { decision_id, text } => Edit::Note {
                 decision: decision_id.clone(),

@@ -105,9 +105,12 @@ fn translate(cb: Callback) -> Option<(PlanRef, Action, Screen)> {
             };
             (plan, action, Screen::NotePrompt(at(index)))
         }
-        // Picking a person records nothing; the person's button carries the fingerprint.
-        Callback::DelegateMenu { plan, index, .. } => {
-            (plan, Action::Open, Screen::DelegatePicker(at(index)))
+        Callback::DelegateMenu { plan, index, seen } => {
+            let action = Action::StartDelegate {
+                decision: at(index),
+                seen,
+            };
+            (plan, action, Screen::DelegatePicker(at(index)))
         }
         Callback::Delegate {
             plan,
