@@ -61,6 +61,7 @@ fn example_file_loads_with_every_key() {
     assert!(config.notifications.enabled);
     assert_eq!(config.logs.dir, PathBuf::from("/home/ada/.arbiter/logs"));
     assert_eq!(config.logs.level, LevelFilter::INFO);
+    assert_eq!(config.people, vec![("alice".to_owned(), 93533553)]);
 }
 
 #[test]
