@@ -195,7 +195,7 @@ fn push_refuses_bad_input_and_writes_nothing() {
             vec!["push", "-"],
             r#"{"title": "T", "color": "red", "decisions": [{"title": "A"}]}"#,
             "arbiter: <stdin>:1:22: unknown field `color`, expected one of `id`, `title`, `tag`, `priority`, \
-             `agent`, `session`, `notify_session`, `context`, `deadline`, `on_deadline`, `remind_every`, `escalate_after`, `escalate_to`, `decisions`\n"
+             `agent`, `session`, `notify_session`, `context`, `deadline`, `on_deadline`, `remind_every`, `escalate_after`, `escalate_to`, `approvers`, `require`, `decisions`\n"
                 .into(),
         ),
         (

@@ -473,3 +473,22 @@ async fn a_hostile_note_round_trips_to_the_file_the_notify_file_and_get_json() {
         "{notify}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_naming_an_unknown_approver_is_warned_like_a_malformed_file() {
+    let q = TempQueue::new();
+    q.drop_plan("who.md", &plan("who", "approvers: [alice, dave]\n", false));
+    let d = start(q).await;
+    let alice = Person { d: &d, id: ALICE };
+    let warning = alice.wait(|m| m.plain.contains("who.md")).await;
+    assert!(
+        warning
+            .plain
+            .contains("line 6: `approvers`: `dave` is nobody the bot may talk to"),
+        "{}",
+        warning.plain
+    );
+    d.fake.send_text(ALICE, "/queue");
+    let queue = alice.wait(|m| m.plain.contains("Decision Queue")).await;
+    assert!(!queue.plain.contains("Stack who"), "{}", queue.plain);
+}

@@ -100,7 +100,9 @@ fn review_text(plan: &Plan, listed: usize, caps: Caps, viewer: &Viewer) -> Strin
     if pending > 0 {
         counts.push(format!("⬜ {pending} pending"));
     }
-    let hint = if pending == 0 {
+    let hint = if pending == 0 && plan.approval.needs_signoffs() {
+        "_Tap to edit, or sign off\\._"
+    } else if pending == 0 {
         "_Tap to edit, or submit\\._"
     } else {
         "_Tap to answer or edit; Submit appears once nothing is pending\\._"
