@@ -143,12 +143,17 @@ impl Ctx {
             return;
         };
         if let Some(delegator) = tell.delegator {
-            let answer = match d.status {
-                crate::plan::DecisionStatus::Skipped => "skipped".to_owned(),
-                _ => format!("→ {}", d.answer.as_deref().unwrap_or_default()),
+            let who = self.name(actor);
+            let text = match d.status {
+                crate::plan::DecisionStatus::Skipped => format!("⏭️ {who} skipped {}", d.title),
+                _ => format!(
+                    "✅ {who} answered {} → {}",
+                    d.title,
+                    d.answer.as_deref().unwrap_or_default()
+                ),
             };
-            let text = format!("✅ {} answered {} {answer}", self.name(actor), d.title);
-            let view = View::text_only(&escape(&text));
+            // A long custom answer or title must not push the message past Telegram's limit.
+            let view = View::text_only(&escape(&crate::telegram::markdown::truncate(&text, 1000)));
             self.send_to(delegator, &view).await;
         }
         for signer in &tell.signoffs_cleared {
