@@ -267,6 +267,34 @@ async fn delegation_end_to_end() {
         alert.as_deref(),
         Some("⛔ Only the decision delegated to you is yours to answer.")
     );
+    // Other users' delegation refs: Bob can't take back, re-delegate or sign off with Alice's buttons, and
+    // Carol (neither approver nor delegate) can't use Bob's.
+    let alices = callback_data(&delegated);
+    let take_back = alices.iter().find(|c| c.starts_with("b:")).unwrap();
+    let dfp = take_back.rsplit(':').next().unwrap();
+    for data in [
+        take_back.clone(),
+        format!("g:{p}:0:{CAROL}:{dfp}"),
+        format!("d:{p}:0:{dfp}"),
+    ] {
+        let (alert, _) = bob.tap_raw(his.message_id, &data).await;
+        assert_eq!(
+            alert.as_deref(),
+            Some("⛔ Only the decision delegated to you is yours to answer."),
+            "{data}"
+        );
+    }
+    let carol = Person { d: &d, id: CAROL };
+    d.fake.send_text(CAROL, "/queue");
+    let carols = carol.wait(|_| true).await;
+    for data in callback_data(&his) {
+        let (alert, _) = carol.tap_raw(carols.message_id, &data).await;
+        assert_eq!(
+            alert.as_deref(),
+            Some("⛔ This plan is not yours to answer."),
+            "{data}"
+        );
+    }
     // Opening the plan shows him his decision only.
     let opened = bob.open("p2").await;
     assert!(opened.plain.contains("1/2 · Database"), "{}", opened.plain);
