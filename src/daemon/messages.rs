@@ -29,7 +29,7 @@ pub const COMMANDS: [(&str, &str, Word); 4] = [
     ("start", "Show the decision queue", Word::Start),
     ("queue", "Show the decision queue", Word::Queue),
     ("help", "How this bot works", Word::Help),
-    ("cancel", "Leave custom-answer mode", Word::Cancel),
+    ("cancel", "Leave custom-answer or note mode", Word::Cancel),
 ];
 
 /// A command's word, before its argument is looked at.
