@@ -251,7 +251,10 @@ impl Actions {
                 return Outcome::Stale(loaded);
             }
             Action::Submit | Action::SignOff { .. } => match actor {
-                Actor::User(user) if plan.approval.needs_signoffs() => Edit::SignOff { user },
+                Actor::User(user) if plan.approval.needs_signoffs() => Edit::SignOff {
+                    user,
+                    answers: crate::plan::answers_of(plan),
+                },
                 _ => Edit::Submit,
             },
             Action::Custom { decision_id, text } => Edit::Custom {

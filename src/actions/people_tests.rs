@@ -320,3 +320,47 @@ fn forged_delegations_change_nothing() {
     }
     assert_eq!(f.text(), before);
 }
+
+#[test]
+fn a_sign_off_under_the_lock_checks_the_answers_it_approves() {
+    let text = plan_text("require: 2\n")
+        .replace(
+            "**Options:**\n- `pg`",
+            "status: answered\nanswer: pg\n\n**Options:**\n- `pg`",
+        )
+        .replace(
+            "**Options:**\n- `redis`",
+            "status: skipped\n\n**Options:**\n- `redis`",
+        );
+    let plan = crate::plan::parse(&text, "p1").unwrap();
+    let seen = crate::plan::answers_of(&plan);
+    let signed = crate::plan::apply(
+        &text,
+        "p1",
+        &Edit::SignOff {
+            user: ALICE,
+            answers: seen.clone(),
+        },
+        None,
+        NOW,
+    )
+    .unwrap();
+    assert!(
+        signed.contains(&format!("signoffs: [{ALICE}]\n")),
+        "{signed}"
+    );
+    // The agent (or another approver) changed an answer between the view and the write: nothing is recorded.
+    let changed = text.replace("answer: pg", "answer: sqlite");
+    let refused = crate::plan::apply(
+        &changed,
+        "p1",
+        &Edit::SignOff {
+            user: ALICE,
+            answers: seen,
+        },
+        None,
+        NOW,
+    );
+    assert_eq!(refused, Err(EditError::AnswersChanged));
+    assert!(EditError::AnswersChanged.is_stale());
+}

@@ -49,9 +49,11 @@ pub enum Edit {
         decision: String,
     },
     /// An approver signs off (`require` > 1): `user` joins `signoffs`; the sign-off that reaches `require`
-    /// also submits the plan.
+    /// also submits the plan. `answers` is what the approver saw (each decision's id, status and answer): if the
+    /// file holds anything else, nothing is recorded.
     SignOff {
         user: u64,
+        answers: Vec<(String, DecisionStatus, Option<String>)>,
     },
 }
 
@@ -85,6 +87,8 @@ pub enum EditError {
     EmptyNote,
     #[error("you already signed off this plan")]
     AlreadySigned,
+    #[error("the answers changed since they were shown for sign-off")]
+    AnswersChanged,
     #[error("the edit would leave the file unreadable ({0}); nothing was written")]
     WouldCorrupt(Diagnostic),
 }
@@ -95,7 +99,9 @@ impl EditError {
     pub fn is_stale(&self) -> bool {
         matches!(
             self,
-            EditError::DecisionGone { .. } | EditError::OptionChanged { .. }
+            EditError::DecisionGone { .. }
+                | EditError::OptionChanged { .. }
+                | EditError::AnswersChanged
         )
     }
 }
@@ -204,6 +210,9 @@ pub fn apply_parsed(
         }
         Edit::TakeBack { decision } => {
             set_decision(&mut file, decision, &[("delegated_to", "null".to_owned())])?;
+        }
+        Edit::SignOff { answers, .. } if *answers != answers_of(&plan) => {
+            return Err(EditError::AnswersChanged);
         }
         Edit::Submit | Edit::SignOff { .. } => {
             if plan.remaining() > 0 {
@@ -398,6 +407,15 @@ struct OwnedKey {
     yaml: String,
 }
 
+/// Each decision's id, status and answer: what a sign-off approves.
+#[must_use]
+pub fn answers_of(plan: &Plan) -> Vec<(String, DecisionStatus, Option<String>)> {
+    plan.decisions
+        .iter()
+        .map(|d| (d.id.clone(), d.status, d.answer.clone()))
+        .collect()
+}
+
 /// The `signoffs` list after `edit`, when the edit rewrites it: a sign-off adds the signer (refused if they
 /// already signed); a change of any answer clears the list. `None`: the key is left alone.
 fn signoffs_after(plan: &Plan, edit: &Edit) -> Result<Option<Vec<u64>>, EditError> {
@@ -407,7 +425,7 @@ fn signoffs_after(plan: &Plan, edit: &Edit) -> Result<Option<Vec<u64>>, EditErro
             .is_some_and(|d| d.status != status || d.answer.as_deref() != answer)
     };
     let cleared = match edit {
-        Edit::SignOff { user } => {
+        Edit::SignOff { user, .. } => {
             if signed.contains(user) {
                 return Err(EditError::AlreadySigned);
             }
@@ -479,7 +497,7 @@ fn verify(plan: &Plan, edit: &Edit, completes: bool) -> Result<(), Diagnostic> {
         Edit::TakeBack { decision } => plan
             .decision(decision)
             .is_some_and(|d| d.delegated_to.is_none()),
-        Edit::SignOff { user } => {
+        Edit::SignOff { user, .. } => {
             plan.approval.signoffs.last() == Some(user)
                 && (plan.status == PlanStatus::Completed) == completes
         }
