@@ -245,7 +245,7 @@ impl Tap<'_> {
                     .await;
                 self.show(&views::review_for(plan, None, &self.viewer(plan)))
                     .await;
-                self.ask_other_signers(plan).await;
+                self.ctx.ask_other_signers(self.user(), plan).await;
             }
             Outcome::Submitted { plan, notify } => {
                 self.ctx
@@ -292,35 +292,7 @@ impl Tap<'_> {
         let confirm = format!("👉 Delegated to *{}*", escape(&self.ctx.name(to)));
         self.settled(&views::decision_for(plan, index, Some(&confirm), viewer))
             .await;
-        let header = format!(
-            "👉 *{}* delegated this decision to you",
-            escape(&self.ctx.name(self.user()))
-        );
-        let view = views::decision_for(plan, index, Some(&header), &self.ctx.viewer(to, plan));
-        self.ctx.send_to(to, &view).await;
-    }
-
-    /// After a sign-off that did not complete the plan: the approvers who have not signed get the review view
-    /// with `✅ Sign off (k/N)`.
-    async fn ask_other_signers(&self, plan: &Plan) {
-        let header = format!(
-            "✍️ *{}* signed off \\({}/{}\\)",
-            escape(&self.ctx.name(self.user())),
-            plan.approval.signoffs.len(),
-            plan.approval.require
-        );
-        let others: Vec<u64> = self
-            .ctx
-            .actions
-            .access()
-            .approvers(plan)
-            .into_iter()
-            .filter(|a| !plan.approval.signoffs.contains(a))
-            .collect();
-        for other in others {
-            let view = views::review_for(plan, Some(&header), &self.ctx.viewer(other, plan));
-            self.ctx.send_to(other, &view).await;
-        }
+        self.ctx.hand_over(self.user(), to, plan, index).await;
     }
 
     /// ✏️ Custom or 💬 Note: ask for the text with a force reply; the user's next message becomes this decision's

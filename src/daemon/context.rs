@@ -5,12 +5,11 @@ use std::sync::Arc;
 
 use teloxide::types::{ChatId, MessageId};
 
-use crate::actions::{Action, Actions, Actor, Outcome, Role, Tell};
+use crate::actions::{Action, Actions, Actor, Outcome};
 use crate::plan::Plan;
 use crate::queue::{Problem, Queue, Scan, StoreError};
 use crate::telegram::callback::PlanRef;
-use crate::telegram::markdown::escape;
-use crate::telegram::views::{self, View, Viewer};
+use crate::telegram::views::{self, View};
 
 use super::api::{Api, Patience};
 use super::state::{Snapshot, State};
@@ -105,78 +104,6 @@ impl Ctx {
             let plans: Vec<&Plan> = self.actions.visible(actor, s.plans.iter().map(|l| &l.plan));
             views::queue(&plans, page)
         })
-    }
-
-    /// How `user` sees `plan`: names from `people`, and what their role lets them do (a delegate sees only their
-    /// decision; an approver may delegate to the other members).
-    #[must_use]
-    pub fn viewer(&self, user: u64, plan: &Plan) -> Viewer {
-        let access = self.actions.access();
-        let names = access
-            .members()
-            .filter_map(|m| access.name_of(m).map(|n| (m, n.to_owned())))
-            .collect();
-        match access.role(Actor::User(user), plan) {
-            Role::Delegate(only) => Viewer {
-                names,
-                only: Some(only),
-                delegates: Vec::new(),
-            },
-            _ => Viewer {
-                names,
-                only: None,
-                delegates: access.delegates_for(user, plan),
-            },
-        }
-    }
-
-    /// A name for a user id in views: from `people`, else the id.
-    #[must_use]
-    pub fn name(&self, user: u64) -> String {
-        self.actions.access().display(&user.to_string())
-    }
-
-    /// Tells the people a recorded change concerns besides `actor` (who changed decision `decision` of `plan`):
-    /// the delegator that their delegate answered, and the signers that their sign-offs were cleared.
-    pub async fn tell(&self, actor: u64, plan: &Plan, decision: usize, tell: &Tell) {
-        let Some(d) = plan.decisions.get(decision) else {
-            return;
-        };
-        if let Some(delegator) = tell.delegator {
-            let who = self.name(actor);
-            let text = match d.status {
-                crate::plan::DecisionStatus::Skipped => format!("⏭️ {who} skipped {}", d.title),
-                _ => format!(
-                    "✅ {who} answered {} → {}",
-                    d.title,
-                    d.answer.as_deref().unwrap_or_default()
-                ),
-            };
-            // A long custom answer or title must not push the message past Telegram's limit.
-            let view = View::text_only(&escape(&crate::telegram::markdown::truncate(&text, 1000)));
-            self.send_to(delegator, &view).await;
-        }
-        for signer in &tell.signoffs_cleared {
-            let header = format!(
-                "✍️ {} changed {}: the sign\\-offs on this plan were cleared, yours too\\. Review it and sign off again\\.",
-                escape(&self.name(actor)),
-                escape(&d.title)
-            );
-            let view = views::review_for(plan, Some(&header), &self.viewer(*signer, plan));
-            self.send_to(*signer, &view).await;
-        }
-    }
-
-    /// Sends `view` to `user`'s private chat.
-    pub async fn send_to(&self, user: u64, view: &View) {
-        let chat = ChatId(i64::try_from(user).unwrap_or(i64::MAX));
-        if let Err(e) = self
-            .api
-            .send(chat, view, false, Patience::Interactive)
-            .await
-        {
-            tracing::warn!(user, error = %e, "can't send a message to a user");
-        }
     }
 
     /// Shows a view: edits `message` in place when there is one, else (or if it can't be edited) sends it.

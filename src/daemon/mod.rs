@@ -9,6 +9,7 @@ mod clock;
 mod context;
 pub mod lockfile;
 mod messages;
+mod people;
 mod state;
 
 use std::collections::{HashMap, HashSet};

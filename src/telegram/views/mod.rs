@@ -22,6 +22,7 @@ mod announce;
 mod decision;
 mod layout;
 mod notice;
+mod people;
 mod plan_view;
 mod queue;
 mod review;
@@ -32,11 +33,10 @@ use crate::telegram::callback::Callback;
 use crate::telegram::markdown_check::parse_markdown_v2;
 
 pub use announce::{announcement, announcement_burst, startup_summary};
-pub use decision::{
-    after_answer, custom_prompt, decision, decision_at, decision_for, delegate_picker, note_prompt,
-};
+pub use decision::{after_answer, custom_prompt, decision, decision_at, decision_for};
 pub use layout::{MAX_BUTTON_TEXT, MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_TEXT};
 pub use notice::{PLAN_GONE_ALERT, help, not_found, problem};
+pub use people::{delegate_picker, note_prompt};
 pub use plan_view::{file_caption, plan, plan_at, plan_for};
 pub use queue::{QUEUE_PAGE_SIZE, queue, queue_at};
 pub use review::{completion, review, review_for, sign_off_label};
