@@ -437,6 +437,9 @@ async fn two_person_rule() {
         "{notify}"
     );
     assert!(notify.contains("  database: sqlite\n"), "{notify}");
+    // Alice, who signed first, hears that it went out.
+    let done = alice.wait(|m| m.plain.starts_with("✅ Stack p3")).await;
+    assert!(done.plain.contains("Database → sqlite"), "{}", done.plain);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

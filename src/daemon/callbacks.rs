@@ -254,6 +254,7 @@ impl Tap<'_> {
                 tracing::info!(plan = %plan.plan.id, notify = ?notify, "plan submitted");
                 self.answer(Some("📤 Submitted"), false).await;
                 self.show(&views::completion(&plan.plan)).await;
+                self.ctx.tell_signers_done(self.user(), &plan.plan).await;
                 let _ = self.ctx.rescan().await;
             }
             Outcome::Stale(l) => {

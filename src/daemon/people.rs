@@ -117,4 +117,12 @@ impl Ctx {
             self.send_to(other, &view).await;
         }
     }
+
+    /// The last sign-off submitted the plan: the others who signed get the completion view.
+    pub async fn tell_signers_done(&self, last: u64, plan: &Plan) {
+        let others = plan.approval.signoffs.iter().filter(|s| **s != last);
+        for signer in others {
+            self.send_to(*signer, &views::completion(plan)).await;
+        }
+    }
 }
