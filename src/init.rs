@@ -198,6 +198,7 @@ pub fn init(opts: InitOptions, io: &mut dyn InitIo) -> Result<InitReport, InitEr
         },
         // Off until the owner picks a time.
         digest: None,
+        people: None,
     };
     // Cannot fail (string keys, plain values), but no panic on the off chance.
     let json = file.to_json().map_err(|error| InitError::Io {

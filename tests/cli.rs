@@ -195,7 +195,7 @@ fn push_refuses_bad_input_and_writes_nothing() {
             vec!["push", "-"],
             r#"{"title": "T", "color": "red", "decisions": [{"title": "A"}]}"#,
             "arbiter: <stdin>:1:22: unknown field `color`, expected one of `id`, `title`, `tag`, `priority`, \
-             `agent`, `session`, `notify_session`, `context`, `deadline`, `on_deadline`, `remind_every`, `escalate_after`, `escalate_to`, `decisions`\n"
+             `agent`, `session`, `notify_session`, `context`, `deadline`, `on_deadline`, `remind_every`, `escalate_after`, `escalate_to`, `approvers`, `require`, `decisions`\n"
                 .into(),
         ),
         (
@@ -301,7 +301,8 @@ fn status_and_get_report_state_and_answers() {
         "tag": "nft-marketplace", "agent": "ceo", "session": "agent:ceo:main",
         "notify_session": "agent:swe2:main", "location": "pending", "path": path,
         "created_at": "2026-01-30T01:30:00Z", "updated_at": NOW, "completed_at": null,
-        "deadline": null, "overdue": false, "total": 3, "answered": 2, "skipped": 1, "remaining": 0
+        "deadline": null, "overdue": false, "total": 3, "answered": 2, "skipped": 1, "remaining": 0,
+        "require": 1, "signoffs": []
     });
     let out = Arbiter::new(&q).args(&["status", "abc123", "--json"]).run();
     assert_eq!((out.code, out.stderr.as_str()), (Some(0), ""));
@@ -310,11 +311,11 @@ fn status_and_get_report_state_and_answers() {
     let mut get = status.clone();
     get["decisions"] = json!([
         {"id": "auth-strategy", "title": "Auth Strategy", "status": "answered", "answer": "jwt",
-         "custom": false, "answered_at": NOW, "answered_by": OWNER},
+         "custom": false, "answered_at": NOW, "answered_by": OWNER, "note": null, "delegated_to": null},
         {"id": "database", "title": "Database", "status": "skipped", "answer": null,
-         "custom": false, "answered_at": NOW, "answered_by": OWNER},
+         "custom": false, "answered_at": NOW, "answered_by": OWNER, "note": null, "delegated_to": null},
         {"id": "caching", "title": "Caching", "status": "answered", "answer": "varnish: in front",
-         "custom": true, "answered_at": NOW, "answered_by": OWNER}
+         "custom": true, "answered_at": NOW, "answered_by": OWNER, "note": null, "delegated_to": null}
     ]);
     get["answers"] =
         json!({"auth-strategy": "jwt", "database": null, "caching": "varnish: in front"});

@@ -119,7 +119,50 @@ fn lint_checks_escalate_to_against_the_config_when_there_is_one() {
     assert_eq!(
         out.stderr,
         format!(
-            "{file}:5: `escalate_to`: `777` is nobody the bot may talk to: use a user id from telegram.allowedUsers\n"
+            "{file}:5: `escalate_to`: `777` is nobody the bot may talk to: use a name from the config's `people` or a user id from telegram.allowedUsers\n"
+        )
+    );
+}
+
+#[test]
+fn lint_resolves_approvers_by_name_from_the_config() {
+    let home = tempfile::tempdir().unwrap();
+    let config = json!({
+        "telegram": { "token": TOKEN, "allowedUsers": [42, 43] },
+        "people": { "alice": 42, "bob": 43 }
+    });
+    std::fs::write(home.path().join("config.json"), config.to_string()).unwrap();
+    let write = |name: &str, keys: &str| {
+        let plan = home.path().join(name);
+        std::fs::write(
+            &plan,
+            format!("---\nid: p\n{keys}---\n# P\n\n## Q\n\n**Options:**\n- `a` — A\n"),
+        )
+        .unwrap();
+        plan.to_str().unwrap().to_owned()
+    };
+    let ok = write(
+        "ok.md",
+        "approvers: [alice, bob]\nrequire: 2\nescalate_to: bob\n",
+    );
+    let out = Arbiter::home(home.path()).args(&["lint", &ok]).run();
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    let unknown = write("unknown.md", "approvers: [alice, dave]\n");
+    let out = Arbiter::home(home.path()).args(&["lint", &unknown]).run();
+    assert_eq!(out.code, Some(1));
+    assert_eq!(
+        out.stderr,
+        format!(
+            "{unknown}:3: `approvers`: `dave` is nobody the bot may talk to: use a name from the config's `people` or a user id from telegram.allowedUsers\n"
+        )
+    );
+    // Two allowed users approve by default: three sign-offs can never happen.
+    let too_many = write("many.md", "require: 3\n");
+    let out = Arbiter::home(home.path()).args(&["lint", &too_many]).run();
+    assert_eq!(
+        out.stderr,
+        format!(
+            "{too_many}:3: `require: 3` needs more sign-offs than the plan has approvers (2)\n"
         )
     );
 }

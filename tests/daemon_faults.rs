@@ -114,6 +114,8 @@ async fn forged_and_random_callback_data_from_the_owner_change_nothing() {
         .clone();
     let (p_ref, q_ref) = (plan_ref("abc123").0, plan_ref("later").0);
     let fp = real.rsplit(':').next().expect("fingerprint").to_owned();
+    // What the skip button carries: the fingerprint of the decision shown.
+    let dfp = skip.rsplit(':').next().expect("fingerprint").to_owned();
     let before = (
         d.queue.read("pending", "p.md"),
         d.queue.read("pending", "q.md"),
@@ -140,6 +142,23 @@ async fn forged_and_random_callback_data_from_the_owner_change_nothing() {
         "s:aaaaaaaaaaaa:65535".to_owned(),
         "\u{0}\u{1}".to_owned(),
         "🙂".to_owned(),
+        // The people buttons with another plan's ref, a decision not shown, a fingerprint not drawn, or a
+        // person nobody allowed: notes, delegation (to the owner themselves, to an outsider), take back
+        // (nothing is delegated), sign-off on answers never shown (the plan needs no sign-offs anyway).
+        format!("m:{q_ref}:0:{fp}"),
+        format!("m:{p_ref}:1:{fp}"),
+        format!("d:{p_ref}:0:000000"),
+        format!("d:{q_ref}:0:{fp}"),
+        format!("g:{q_ref}:0:{OWNER}:{fp}"),
+        format!("g:{p_ref}:0:666:{dfp}"),
+        format!("g:{p_ref}:0:{OWNER}:{dfp}"),
+        format!("b:{p_ref}:0:{dfp}"),
+        format!("b:{p_ref}:0:000000"),
+        format!("b:{q_ref}:1:{fp}"),
+        format!("v:{p_ref}:000000"),
+        format!("v:{q_ref}:{fp}"),
+        format!("g:{p_ref}:0:0:{fp}"),
+        format!("g:{p_ref}:0:{}:{fp}", "9".repeat(30)),
         // Huge: far past Telegram's 64 bytes.
         format!("a:{}", "9".repeat(100_000)),
         format!("{real}{}", "0".repeat(10_000)),

@@ -225,6 +225,33 @@ fn push_get_await_over_stdio() {
         "priority: unknown priority `asap`: use low, normal, high or urgent"
     );
 
+    // People: approvers and require are written into the plan; get reports them with the sign-offs and notes.
+    let pushed = mcp.call(
+        "arbiter_push",
+        json!({
+            "title": "Two keys", "agent": "mcp-agent", "approvers": ["alice", 11111111], "require": 2,
+            "decisions": [{"title": "Release now", "options": [{"key": "yes"}]}]
+        }),
+    );
+    assert_eq!(pushed["isError"], json!(false), "{pushed}");
+    assert!(push["properties"]["approvers"].is_object(), "{push}");
+    assert!(push["properties"]["require"].is_object(), "{push}");
+    let id = pushed["structuredContent"]["id"].as_str().unwrap();
+    let path = pushed["structuredContent"]["path"].as_str().unwrap();
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(
+        text.contains("approvers: [alice, 11111111]\nrequire: 2\n"),
+        "{text}"
+    );
+    let got = mcp.call("arbiter_get", json!({"id": id}));
+    let state = &got["structuredContent"];
+    assert_eq!(
+        (&state["require"], &state["signoffs"]),
+        (&json!(2), &json!([]))
+    );
+    assert_eq!(state["decisions"][0]["note"], json!(null));
+    assert_eq!(state["decisions"][0]["delegated_to"], json!(null));
+
     // Closing stdin ends the server cleanly.
     drop(mcp.stdin.take());
     let status = mcp.child.wait().unwrap();

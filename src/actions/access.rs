@@ -1,6 +1,16 @@
 //! Who may take which action: decided here, once, by the actor's user id — never by the chat a request came from.
+//!
+//! The rules:
+//! - only members (`telegram.allowedUsers`) use the front ends at all; everyone else is an outsider;
+//! - a plan's **approvers** (its `approvers` list, else every member) see it, get its messages and may take
+//!   every person's action on it; so do the people in `escalate_to` once the plan is escalated (`escalated_at`);
+//! - a **delegate** (a decision's `delegated_to`) sees the plan but may open, answer, skip and note only the
+//!   decisions delegated to them;
+//! - a plan that needs sign-offs (`require` > 1) takes one sign-off per approver: a second is refused;
+//! - the deadline timer (the daemon's own clock, never an input anyone can forge) applies deadlines, reminders
+//!   and escalations on every plan, and nothing else.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use crate::plan::{Diagnostic, Plan};
 
@@ -15,17 +25,37 @@ pub enum Refusal {
     /// An allowed user, but not one who may act on this plan.
     #[error("⛔ This plan is not yours to answer.")]
     NotForYou,
+    /// A delegate acting on a decision that was not delegated to them, or on the whole plan.
+    #[error("⛔ Only the decision delegated to you is yours to answer.")]
+    NotDelegated,
+    /// The approver already signed off this plan.
+    #[error("⛔ You already signed off this plan.")]
+    AlreadySigned,
+    /// A delegation to someone who can't take it (not a member, or the delegator).
+    #[error("⛔ That person can't take this decision.")]
+    NoSuchDelegate,
     /// Deadlines, reminders and escalations are the daemon's clock's to apply, and the clock only does those.
     #[error("⛔ Only the deadline timer does this.")]
     ClockOnly,
 }
 
-/// The permission rules: today, the allowed users may do everything a person does on every plan; the deadline
-/// timer (the daemon's own clock, never an input anyone can forge) applies deadlines, reminders and escalations
-/// on every plan, and nothing else.
+/// What a person may do on one plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    /// Everything a person does: an approver, or an escalated person after the escalation.
+    Approver,
+    /// Only these decisions (indices), delegated to them.
+    Delegate(Vec<usize>),
+    /// Nothing: the plan is not theirs.
+    Nobody,
+}
+
+/// The permission rules over the configured members and their names.
 #[derive(Debug, Clone, Default)]
 pub struct Access {
     allowed: HashSet<u64>,
+    /// `people`: name → user id (every id is a member: the config checks it).
+    names: BTreeMap<String, u64>,
 }
 
 impl Access {
@@ -33,7 +63,18 @@ impl Access {
     pub fn new(allowed: impl IntoIterator<Item = u64>) -> Access {
         Access {
             allowed: allowed.into_iter().collect(),
+            names: BTreeMap::new(),
         }
+    }
+
+    /// Adds the config's `people` (name → user id). Names of ids that are not members are left out.
+    #[must_use]
+    pub fn with_people(mut self, people: impl IntoIterator<Item = (String, u64)>) -> Access {
+        self.names = people
+            .into_iter()
+            .filter(|(_, id)| self.allowed.contains(id))
+            .collect();
+        self
     }
 
     /// May this user use the front ends at all (get answers from the bot, log in)? Front ends ask this before
@@ -43,51 +84,208 @@ impl Access {
         self.allowed.contains(&user)
     }
 
-    /// The member a plan names in a list of people (`escalate_to`): a member's user id. (Names come with the
-    /// config's `people`.) `None`: nobody the bot may talk to.
+    /// The member a plan names in a list of people (`approvers`, `escalate_to`): a name from `people`, or a
+    /// member's user id. `None`: nobody the bot may talk to.
     #[must_use]
     pub fn resolve(&self, person: &str) -> Option<u64> {
-        person.trim().parse().ok().filter(|id| self.is_member(*id))
+        let person = person.trim();
+        self.names
+            .get(person)
+            .copied()
+            .or_else(|| person.parse().ok())
+            .filter(|id| self.is_member(*id))
     }
 
-    /// A plan naming someone the bot may not talk to (`escalate_to`) is malformed for this configuration: the
-    /// diagnosis names the line and the person. `None`: everyone it names is a member.
+    /// The name `people` gives this user, if any.
+    #[must_use]
+    pub fn name_of(&self, user: u64) -> Option<&str> {
+        self.names
+            .iter()
+            .find(|(_, id)| **id == user)
+            .map(|(name, _)| name.as_str())
+    }
+
+    /// How views show a user id as written in a file (`answered_by`): the name from `people`, else as written.
+    #[must_use]
+    pub fn display(&self, who: &str) -> String {
+        who.trim()
+            .parse()
+            .ok()
+            .and_then(|id| self.name_of(id))
+            .map_or_else(|| who.to_owned(), str::to_owned)
+    }
+
+    /// A plan naming someone the bot may not talk to (`approvers`, `escalate_to`), or asking for more sign-offs
+    /// than it has approvers, is malformed for this configuration: the diagnosis names the line and the
+    /// reason. `None`: the plan is fine here.
     #[must_use]
     pub fn unknown_people(&self, plan: &Plan) -> Option<Diagnostic> {
-        let t = &plan.timing;
-        let nobody = t.escalate_to.iter().find(|p| self.resolve(p).is_none())?;
-        Some(Diagnostic::new(
-            t.escalate_to_line,
-            format!(
-                "`escalate_to`: `{nobody}` is nobody the bot may talk to: use a user id from telegram.allowedUsers"
+        let lists = [
+            (
+                "approvers",
+                &plan.approval.approvers,
+                plan.approval.approvers_line,
             ),
-        ))
-    }
-
-    /// The users the front ends talk to unprompted (announcements).
-    pub fn members(&self) -> impl Iterator<Item = u64> + '_ {
-        self.allowed.iter().copied()
-    }
-
-    /// May `actor` see `plan` (in a queue, in an announcement)?
-    #[must_use]
-    pub fn sees(&self, actor: Actor, _plan: &Plan) -> bool {
-        match actor {
-            Actor::User(user) => self.is_member(user),
-            Actor::Deadline => true,
+            (
+                "escalate_to",
+                &plan.timing.escalate_to,
+                plan.timing.escalate_to_line,
+            ),
+        ];
+        for (key, list, line) in lists {
+            if let Some(nobody) = list.iter().find(|p| self.resolve(p).is_none()) {
+                return Some(Diagnostic::new(
+                    line,
+                    format!(
+                        "`{key}`: `{nobody}` is nobody the bot may talk to: use a name from the config's \
+                         `people` or a user id from telegram.allowedUsers"
+                    ),
+                ));
+            }
         }
+        let approvers = self.approvers(plan).len();
+        let require = plan.approval.require;
+        (require > approvers).then(|| {
+            Diagnostic::new(
+                plan.approval.require_line,
+                format!(
+                    "`require: {require}` needs more sign-offs than the plan has approvers ({approvers})"
+                ),
+            )
+        })
+    }
+
+    /// The members, in id order.
+    pub fn members(&self) -> impl Iterator<Item = u64> + '_ {
+        let sorted: BTreeSet<u64> = self.allowed.iter().copied().collect();
+        sorted.into_iter()
+    }
+
+    /// The plan's approvers: its `approvers` resolved (members only), else every member; in id order.
+    #[must_use]
+    pub fn approvers(&self, plan: &Plan) -> Vec<u64> {
+        if plan.approval.approvers.is_empty() {
+            return self.members().collect();
+        }
+        let ids: BTreeSet<u64> = plan
+            .approval
+            .approvers
+            .iter()
+            .filter_map(|p| self.resolve(p))
+            .collect();
+        ids.into_iter().collect()
+    }
+
+    /// True when `user` is one of the plan's approvers, or was escalated to and the escalation happened.
+    fn approves(&self, user: u64, plan: &Plan) -> bool {
+        let escalated = plan.timing.escalated_at.is_some()
+            && plan
+                .timing
+                .escalate_to
+                .iter()
+                .any(|p| self.resolve(p) == Some(user));
+        // Without an `approvers` list every member approves (callers have checked membership).
+        let listed = &plan.approval.approvers;
+        escalated || listed.is_empty() || listed.iter().any(|p| self.resolve(p) == Some(user))
+    }
+
+    /// What `actor` may do on `plan`.
+    #[must_use]
+    pub fn role(&self, actor: Actor, plan: &Plan) -> Role {
+        let user = match actor {
+            Actor::Deadline => return Role::Approver,
+            Actor::User(user) if !self.is_member(user) => return Role::Nobody,
+            Actor::User(user) => user,
+        };
+        if self.approves(user, plan) {
+            return Role::Approver;
+        }
+        let delegated: Vec<usize> = plan
+            .decisions
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.delegated_to == Some(user))
+            .map(|(i, _)| i)
+            .collect();
+        if delegated.is_empty() {
+            Role::Nobody
+        } else {
+            Role::Delegate(delegated)
+        }
+    }
+
+    /// Does `user` get the plan's messages (announcements, reminders, deadline notices)? Its approvers do, and
+    /// escalated people once it is escalated; delegates get only the decision delegated to them.
+    #[must_use]
+    pub fn receives(&self, user: u64, plan: &Plan) -> bool {
+        self.is_member(user) && self.approves(user, plan)
+    }
+
+    /// May `actor` see `plan` (in a queue)?
+    #[must_use]
+    pub fn sees(&self, actor: Actor, plan: &Plan) -> bool {
+        self.role(actor, plan) != Role::Nobody
+    }
+
+    /// The people an approver `user` of `plan` may delegate its decisions to: every other member. Nobody for
+    /// anyone else.
+    #[must_use]
+    pub fn delegates_for(&self, user: u64, plan: &Plan) -> Vec<u64> {
+        if self.role(Actor::User(user), plan) != Role::Approver {
+            return Vec::new();
+        }
+        self.members().filter(|m| *m != user).collect()
     }
 
     /// May `actor` take `action` on `plan`?
     pub fn check(&self, actor: Actor, plan: &Plan, action: &Action) -> Result<(), Refusal> {
         match actor {
-            Actor::User(user) if !self.is_member(user) => Err(Refusal::Outsider),
-            Actor::User(_) if action.is_scheduled() => Err(Refusal::ClockOnly),
+            Actor::User(user) if !self.is_member(user) => return Err(Refusal::Outsider),
+            Actor::User(_) if action.is_scheduled() => return Err(Refusal::ClockOnly),
             Actor::Deadline if !action.is_scheduled() && *action != Action::Open => {
-                Err(Refusal::ClockOnly)
+                return Err(Refusal::ClockOnly);
             }
-            _ if !self.sees(actor, plan) => Err(Refusal::NotForYou),
-            _ => Ok(()),
+            Actor::Deadline => return Ok(()),
+            Actor::User(_) => {}
+        }
+        let Actor::User(user) = actor else {
+            return Ok(());
+        };
+        match self.role(actor, plan) {
+            Role::Nobody => Err(Refusal::NotForYou),
+            Role::Approver => match action {
+                Action::Delegate { to, .. } if !self.is_member(*to) || *to == user => {
+                    Err(Refusal::NoSuchDelegate)
+                }
+                Action::Submit | Action::SignOff { .. }
+                    if plan.approval.needs_signoffs() && plan.approval.signoffs.contains(&user) =>
+                {
+                    Err(Refusal::AlreadySigned)
+                }
+                _ => Ok(()),
+            },
+            Role::Delegate(mine) => {
+                let by_id = |id: &str| plan.decisions.iter().position(|d| d.id == id);
+                let decision = match action {
+                    Action::Open => return Ok(()),
+                    Action::Answer { decision, .. }
+                    | Action::Skip { decision, .. }
+                    | Action::StartCustom { decision, .. }
+                    | Action::StartNote { decision, .. } => Some(*decision),
+                    Action::Custom { decision_id, .. } | Action::Note { decision_id, .. } => {
+                        by_id(decision_id)
+                    }
+                    _ => None,
+                };
+                match decision {
+                    Some(i) if mine.contains(&i) => Ok(()),
+                    _ => Err(Refusal::NotDelegated),
+                }
+            }
         }
     }
 }
+
+#[cfg(test)]
+#[path = "access_tests.rs"]
+mod tests;

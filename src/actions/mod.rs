@@ -15,7 +15,7 @@ use std::sync::Arc;
 use crate::plan::{Edit, Plan};
 use crate::queue::{self, Loaded, Queue, StoreError};
 
-pub use access::{Access, Refusal};
+pub use access::{Access, Refusal, Role};
 
 /// Who takes an action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -54,8 +54,25 @@ pub enum Action {
     Custom { decision_id: String, text: String },
     /// Skip decision `decision`.
     Skip { decision: usize, seen: String },
-    /// Submit the plan (every decision answered or skipped).
+    /// Submit the plan (every decision answered or skipped). On a plan that needs sign-offs (`require` > 1)
+    /// this records the actor's sign-off, and the last one needed submits.
     Submit,
+    /// Sign off a plan that needs sign-offs, on the answers the actor saw (`seen::of_answers`).
+    SignOff { seen: String },
+    /// About to type a note for decision `decision`: checks it is still the one shown.
+    StartNote { decision: usize, seen: String },
+    /// A note typed for the decision with this id (the id was taken when the prompt was shown).
+    Note { decision_id: String, text: String },
+    /// About to pick whom to delegate decision `decision` to: checks it is still the one shown.
+    StartDelegate { decision: usize, seen: String },
+    /// Delegate decision `decision` to the member `to`.
+    Delegate {
+        decision: usize,
+        to: u64,
+        seen: String,
+    },
+    /// Take decision `decision` back from its delegate.
+    TakeBack { decision: usize, seen: String },
     /// The deadline passed with `on_deadline: submit`: defaults or skips for what is pending, then submit.
     ApplyDeadline,
     /// A reminder went out: record when (`reminded_at`).
@@ -80,8 +97,15 @@ impl Action {
 pub enum Outcome {
     /// Nothing to change: the plan as it is now (open, start of a custom answer).
     Current(Loaded),
-    /// The answer or skip is on disk; `decision` is its index in `plan`.
-    Recorded { plan: Loaded, decision: usize },
+    /// The change to decision `decision` (its index in `plan`) is on disk: an answer, a skip, a note, a
+    /// delegation; `tell` says who else must hear of it.
+    Recorded {
+        plan: Loaded,
+        decision: usize,
+        tell: Tell,
+    },
+    /// The actor's sign-off is on disk; more are needed before the plan is submitted.
+    SignedOff(Loaded),
     /// The plan is completed: in completed/, with its notify file when notifications are on.
     Submitted {
         plan: Loaded,
@@ -98,6 +122,15 @@ pub enum Outcome {
     /// A valid request that could not be applied (empty answer, unfinished plan, a write error); the plan as it
     /// is now.
     NotRecorded { plan: Loaded, error: StoreError },
+}
+
+/// People a recorded change concerns besides the actor.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tell {
+    /// They had signed off; the changed answer cleared every sign-off.
+    pub signoffs_cleared: Vec<u64>,
+    /// The delegate answered: the person who delegated the decision to them.
+    pub delegator: Option<u64>,
 }
 
 /// The one place plans change: the queue, and who may change what.
@@ -153,12 +186,20 @@ impl Actions {
             return Outcome::Refused(refusal);
         }
         let plan = &loaded.plan;
+        // The decision a whole-decision action names, if it is still the one the actor saw.
+        let seen_decision = |decision: &usize, seen: &String| {
+            plan.decisions
+                .get(*decision)
+                .filter(|d| seen::of_decision(d) == *seen)
+        };
         let edit = match action {
             Action::Open => return Outcome::Current(loaded),
-            Action::StartCustom { decision, seen } => {
-                return match plan.decisions.get(*decision) {
-                    Some(d) if seen::of_decision(d) == *seen => Outcome::Current(loaded),
-                    _ => Outcome::Stale(loaded),
+            Action::StartCustom { decision, seen }
+            | Action::StartNote { decision, seen }
+            | Action::StartDelegate { decision, seen } => {
+                return match seen_decision(decision, seen) {
+                    Some(_) => Outcome::Current(loaded),
+                    None => Outcome::Stale(loaded),
                 };
             }
             Action::Answer {
@@ -179,22 +220,63 @@ impl Actions {
                     None => return Outcome::Stale(loaded),
                 }
             }
-            Action::Skip { decision, seen } => match plan.decisions.get(*decision) {
-                Some(d) if seen::of_decision(d) == *seen => Edit::Skip {
+            Action::Skip { decision, seen } => match seen_decision(decision, seen) {
+                Some(d) => Edit::Skip {
+                    decision: d.id.clone(),
+                },
+                None => return Outcome::Stale(loaded),
+            },
+            Action::Delegate { decision, to, seen } => match (seen_decision(decision, seen), actor)
+            {
+                (Some(d), Actor::User(by)) => Edit::Delegate {
+                    decision: d.id.clone(),
+                    to: *to,
+                    by,
+                },
+                (None, _) => return Outcome::Stale(loaded),
+                (Some(_), Actor::Deadline) => return Outcome::Refused(Refusal::ClockOnly),
+            },
+            // Only a view of a delegated decision offers ↩️ Take back.
+            Action::TakeBack { decision, seen } => match seen_decision(decision, seen) {
+                Some(d) if d.delegated_to.is_some() => Edit::TakeBack {
                     decision: d.id.clone(),
                 },
                 _ => return Outcome::Stale(loaded),
+            },
+            Action::Note { decision_id, text } => Edit::Note {
+                decision: decision_id.clone(),
+                text: text.clone(),
+            },
+            Action::SignOff { seen } if seen::of_answers(plan) != *seen => {
+                return Outcome::Stale(loaded);
+            }
+            Action::Submit | Action::SignOff { .. } => match actor {
+                Actor::User(user) if plan.approval.needs_signoffs() => Edit::SignOff {
+                    user,
+                    answers: crate::plan::answers_of(plan),
+                },
+                _ => Edit::Submit,
             },
             Action::Custom { decision_id, text } => Edit::Custom {
                 decision: decision_id.clone(),
                 text: text.clone(),
             },
-            Action::Submit => Edit::Submit,
             Action::ApplyDeadline => Edit::Deadline,
             Action::Remind => Edit::Reminded,
             Action::Escalate => Edit::Escalated,
         };
-        self.apply(actor, plan_id, action, &edit, now)
+        let before = loaded.plan.approval.signoffs.clone();
+        match self.apply(actor, plan_id, action, &edit, now) {
+            Outcome::Recorded { plan, decision, .. } => {
+                let tell = tell(actor, &before, &plan.plan, decision, &edit);
+                Outcome::Recorded {
+                    plan,
+                    decision,
+                    tell,
+                }
+            }
+            other => other,
+        }
     }
 
     /// Writes `edit` (re-read from disk, under the plan's lock) and says what became of it.
@@ -211,17 +293,25 @@ impl Actions {
             Ok(queue::Outcome::Completed { plan, notify }) => Outcome::Submitted { plan, notify },
             Ok(queue::Outcome::Edited(plan)) => {
                 let decision = match action {
-                    Action::Answer { decision, .. } | Action::Skip { decision, .. } => *decision,
-                    Action::Custom { decision_id, .. } => plan
+                    Action::Answer { decision, .. }
+                    | Action::Skip { decision, .. }
+                    | Action::Delegate { decision, .. }
+                    | Action::TakeBack { decision, .. } => *decision,
+                    Action::Custom { decision_id, .. } | Action::Note { decision_id, .. } => plan
                         .plan
                         .decisions
                         .iter()
                         .position(|d| d.id == *decision_id)
                         .unwrap_or(0),
                     Action::Remind | Action::Escalate => return Outcome::Noted(plan),
+                    Action::Submit | Action::SignOff { .. } => return Outcome::SignedOff(plan),
                     _ => return Outcome::Current(plan),
                 };
-                Outcome::Recorded { plan, decision }
+                Outcome::Recorded {
+                    plan,
+                    decision,
+                    tell: Tell::default(),
+                }
             }
             Err(StoreError::NotFound(_)) => Outcome::Gone,
             Err(error) => match self.pending(plan_id) {
@@ -240,5 +330,35 @@ impl Actions {
     }
 }
 
+/// Who must hear of a recorded change: the signers whose sign-offs a changed answer cleared (`before` is the
+/// list before the edit), and the delegator when their delegate answered.
+fn tell(actor: Actor, before: &[u64], after: &Plan, decision: usize, edit: &Edit) -> Tell {
+    let answers = matches!(
+        edit,
+        Edit::Answer { .. } | Edit::Custom { .. } | Edit::Skip { .. }
+    );
+    let signoffs_cleared = if answers && after.approval.signoffs.is_empty() {
+        before
+            .iter()
+            .copied()
+            .filter(|u| Actor::User(*u) != actor)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let delegator = match (actor, after.decisions.get(decision)) {
+        (Actor::User(user), Some(d)) if answers && d.delegated_to == Some(user) => {
+            d.delegated_by.filter(|by| *by != user)
+        }
+        _ => None,
+    };
+    Tell {
+        signoffs_cleared,
+        delegator,
+    }
+}
+
+#[cfg(test)]
+mod people_tests;
 #[cfg(test)]
 mod tests;

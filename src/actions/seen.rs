@@ -2,7 +2,7 @@
 //! carries one with each answer (callback data, web forms), so an action on a view the agent has since
 //! changed records nothing.
 
-use crate::plan::{Decision, DecisionOption};
+use crate::plan::{Decision, DecisionOption, Plan};
 
 /// FNV-1a 64 over `chunks`: a small, stable, dependency-free hash (not a secret; it only detects change).
 #[must_use]
@@ -43,4 +43,17 @@ pub fn of_decision(d: &Decision) -> String {
 #[must_use]
 pub fn of_option(d: &Decision, o: &DecisionOption) -> String {
     fingerprint(&[&d.id, &o.key, &o.label])
+}
+
+/// What a view showed of the plan's answers (each decision's id, status and answer): for sign-offs, which
+/// approve exactly the answers shown.
+#[must_use]
+pub fn of_answers(plan: &Plan) -> String {
+    let mut parts: Vec<&str> = Vec::with_capacity(plan.decisions.len() * 3);
+    for d in &plan.decisions {
+        parts.push(&d.id);
+        parts.push(d.status.as_str());
+        parts.push(d.answer.as_deref().unwrap_or("\0"));
+    }
+    fingerprint(&parts)
 }

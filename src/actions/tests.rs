@@ -62,7 +62,7 @@ impl Fixture {
 fn an_answer_is_written_with_who_and_when() {
     let f = fixture();
     let outcome = f.take(Actor::User(OWNER), f.answer(0, 1));
-    let Outcome::Recorded { plan, decision } = outcome else {
+    let Outcome::Recorded { plan, decision, .. } = outcome else {
         panic!("{outcome:?}");
     };
     assert_eq!(decision, 0);
@@ -200,7 +200,7 @@ fn custom_answers_by_decision_id_and_empty_ones_are_refused() {
         decision_id: "cache".into(),
         text: "memcached".into(),
     };
-    let Outcome::Recorded { decision, plan } = f.take(Actor::User(OWNER), custom) else {
+    let Outcome::Recorded { decision, plan, .. } = f.take(Actor::User(OWNER), custom) else {
         panic!("not recorded");
     };
     assert_eq!(decision, 1);

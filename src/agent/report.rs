@@ -37,6 +37,10 @@ pub struct StatusReport {
     pub answered: usize,
     pub skipped: usize,
     pub remaining: usize,
+    /// How many distinct approvers must sign off (`require`, default 1).
+    pub require: usize,
+    /// Telegram user ids of the approvers who signed off so far, in order (empty unless `require` > 1).
+    pub signoffs: Vec<u64>,
 }
 
 /// One decision's state and answer.
@@ -53,6 +57,10 @@ pub struct DecisionReport {
     pub answered_at: Option<String>,
     /// Telegram user id of whoever answered.
     pub answered_by: Option<String>,
+    /// A person's note on the decision, exactly as typed (independent of the answer).
+    pub note: Option<String>,
+    /// Telegram user id of the person the decision is delegated to.
+    pub delegated_to: Option<u64>,
 }
 
 /// A plan's state, counts and answers (`arbiter get --json`, `arbiter await --json`).
@@ -96,6 +104,8 @@ impl StatusReport {
             answered: p.answered(),
             skipped: p.count(DecisionStatus::Skipped),
             remaining: p.remaining(),
+            require: p.approval.require,
+            signoffs: p.approval.signoffs.clone(),
         }
     }
 
@@ -117,6 +127,16 @@ impl StatusReport {
             let overdue = if self.overdue { " (overdue)" } else { "" };
             let _ = writeln!(out, "deadline:  {at}{overdue}");
         }
+        if self.require > 1 {
+            let ids: Vec<String> = self.signoffs.iter().map(u64::to_string).collect();
+            let _ = writeln!(
+                out,
+                "signoffs:  {}/{} {}",
+                self.signoffs.len(),
+                self.require,
+                ids.join(", ")
+            );
+        }
         if let Some(at) = &self.completed_at {
             let _ = writeln!(out, "completed: {at}");
         }
@@ -137,6 +157,8 @@ impl DecisionReport {
             custom: d.is_custom_answer(),
             answered_at: d.answered_at.clone(),
             answered_by: d.answered_by.clone(),
+            note: d.note.clone(),
+            delegated_to: d.delegated_to,
         }
     }
 }
@@ -183,6 +205,9 @@ impl AnswersReport {
                 _ => {}
             }
             out.push('\n');
+            if let Some(note) = &d.note {
+                let _ = writeln!(out, "   note: {}", one_line(note));
+            }
         }
         out
     }

@@ -54,6 +54,14 @@ pub struct PlanSpec {
     /// Who gets the plan at `escalate_after`: Telegram user ids (or names from the config's `people`).
     #[serde(default)]
     pub escalate_to: Vec<Person>,
+    /// Who may see and answer the plan (user ids, or names from the config's `people`); default: every allowed
+    /// user.
+    #[serde(default)]
+    pub approvers: Vec<Person>,
+    /// How many distinct approvers must sign off before the plan is submitted (default 1: one Submit).
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub require: Option<u32>,
     /// The questions, at least one.
     pub decisions: Vec<DecisionSpec>,
 }
@@ -194,6 +202,32 @@ pub fn validate(spec: &PlanSpec) -> Result<(), String> {
     if spec.decisions.is_empty() {
         return Err("decisions: a plan needs at least one decision".to_owned());
     }
+    for (field, people) in [
+        ("approvers", &spec.approvers),
+        ("escalate_to", &spec.escalate_to),
+    ] {
+        for (n, p) in people.iter().enumerate() {
+            match p {
+                Person::Id(0) => return Err(format!("{field}[{n}]: 0 is no Telegram user id")),
+                Person::Name(name) => one_line(&format!("{field}[{n}]"), name, true)?,
+                Person::Id(_) => {}
+            }
+        }
+    }
+    if let Some(require) = spec.require {
+        let mut named: Vec<String> = spec.approvers.iter().map(person_text).collect();
+        named.sort();
+        named.dedup();
+        if require == 0 {
+            return Err("require: must be at least 1".to_owned());
+        }
+        if !named.is_empty() && require as usize > named.len() {
+            return Err(format!(
+                "require: {require} sign-offs needs at least {require} approvers (approvers names {})",
+                named.len()
+            ));
+        }
+    }
     let ids = decision_ids(spec);
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for (n, (d, id)) in spec.decisions.iter().zip(&ids).enumerate() {
@@ -236,6 +270,14 @@ fn one_line(field: &str, value: &str, required: bool) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// A person as the plan names them (for counting distinct approvers).
+fn person_text(p: &Person) -> String {
+    match p {
+        Person::Id(id) => id.to_string(),
+        Person::Name(name) => name.trim().to_owned(),
+    }
 }
 
 /// Renders a validated spec as a decision file, in the shape of the example plan (docs/file-format.md).
@@ -282,16 +324,23 @@ pub fn render(spec: &PlanSpec, id: &str, now: &str) -> String {
         "escalate_after",
         spec.escalate_after.as_deref().map(str::trim),
     );
-    if !spec.escalate_to.is_empty() {
-        let people: Vec<String> = spec
-            .escalate_to
-            .iter()
-            .map(|p| match p {
-                Person::Id(id) => id.to_string(),
-                Person::Name(name) => scalar(name.trim()),
-            })
-            .collect();
-        key("escalate_to", &format!("[{}]", people.join(", ")));
+    for (field, people) in [
+        ("escalate_to", &spec.escalate_to),
+        ("approvers", &spec.approvers),
+    ] {
+        if !people.is_empty() {
+            let people: Vec<String> = people
+                .iter()
+                .map(|p| match p {
+                    Person::Id(id) => id.to_string(),
+                    Person::Name(name) => scalar(name.trim()),
+                })
+                .collect();
+            key(field, &format!("[{}]", people.join(", ")));
+        }
+    }
+    if let Some(require) = spec.require {
+        key("require", &require.to_string());
     }
     out.push_str(&format!("---\n\n# {}\n", heading(title)));
     if let Some(context) = spec.context.as_deref().map(str::trim)

@@ -14,7 +14,7 @@ use super::exit;
 fn configured_access() -> Option<Access> {
     let home = config::arbiter_home(&config::process_env).ok()?;
     let cfg = Config::load(&config::config_file(&home), &config::process_env).ok()?;
-    Some(Access::new(cfg.telegram.allowed_users.iter().copied()))
+    Some(Access::new(cfg.telegram.allowed_users.iter().copied()).with_people(cfg.people))
 }
 
 pub fn run(files: &[PathBuf]) -> ExitCode {

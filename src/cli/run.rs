@@ -76,6 +76,7 @@ pub fn settings_from(cfg: &Config) -> Settings {
     s.quiet_hours = cfg.notifications.quiet_hours.clone().map(|q| q.0);
     s.timezone = cfg.notifications.timezone.clone();
     s.digest = cfg.digest.clone();
+    s.people = cfg.people.clone();
     s
 }
 

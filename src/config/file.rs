@@ -33,6 +33,10 @@ pub struct ConfigFile {
         deserialize_with = "values::optional_section"
     )]
     pub digest: Option<DigestSection>,
+    /// Names for allowed users (`{"alice": 93533553}`): plans name approvers and `escalate_to` by them, and
+    /// views show them instead of ids.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub people: Option<std::collections::BTreeMap<String, values::UserId>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,7 +107,8 @@ pub struct DigestSection {
 }
 
 /// What the top level must be, in the message when it is not.
-const TOP_LEVEL: &str = "an object with telegram, queue, notifications, logs and digest sections";
+const TOP_LEVEL: &str =
+    "an object with telegram, queue, notifications, logs, digest and people sections";
 
 impl ConfigFile {
     /// Parses config.json's text (`path` is for messages). Checks the keys and their types only.

@@ -25,6 +25,8 @@ pub struct Config {
     pub logs: LogsConfig,
     /// `digest.at` in `notifications.timezone`; `None`: no daily digest.
     pub digest: Option<crate::digest::DigestAt>,
+    /// `people`: name → user id, every id one of `telegram.allowed_users`, in name order.
+    pub people: Vec<(String, u64)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -65,6 +65,7 @@ fn example_file_loads_with_every_key() {
         config.digest,
         Some(crate::digest::DigestAt::parse("09:00", jiff::tz::TimeZone::UTC).unwrap())
     );
+    assert_eq!(config.people, vec![("alice".to_owned(), 93533553)]);
 }
 
 #[test]
@@ -187,7 +188,7 @@ fn invalid_json_names_line_and_column() {
 fn top_level_must_be_an_object() {
     assert_error(
         "[1]",
-        "top level: expected an object with telegram, queue, notifications, logs and digest sections, found a list",
+        "top level: expected an object with telegram, queue, notifications, logs, digest and people sections, found a list",
     );
 }
 
@@ -276,7 +277,7 @@ fn unknown_keys() {
     );
     assert_error(
         &with_section(r#""colour": 1"#),
-        "colour: unknown key; expected one of telegram, queue, notifications, logs, digest",
+        "colour: unknown key; expected one of telegram, queue, notifications, logs, digest, people",
     );
 }
 
@@ -427,4 +428,41 @@ fn a_repeated_key_is_an_error_not_the_last_one_winning() {
         &with_section(r#""queue": {"dir": "/a"}, "queue": {"dir": "/b"}"#),
         "queue: appears twice; keep one",
     );
+}
+
+#[test]
+fn people_name_allowed_users_only() {
+    let users = r#""telegram": {"token": "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11", "allowedUsers": [42, 7]}"#;
+    let (_f, config) = load_with(
+        &format!(r#"{{{users}, "people": {{"bob": 7, "alice": 42}}}}"#),
+        &[("HOME", "/h")],
+    );
+    assert_eq!(
+        config.unwrap().people,
+        vec![("alice".to_owned(), 42), ("bob".to_owned(), 7)]
+    );
+    for (people, problem) in [
+        (
+            r#"{"carol": 99}"#,
+            "people.carol: 99 is not in telegram.allowedUsers: only allowed users can be named (add it there first)",
+        ),
+        (
+            r#"{"123": 42}"#,
+            "people.123: a name must be a word of letters, digits, _, - or . (not only digits, which would read as a user id)",
+        ),
+        (
+            r#"{"a b": 42}"#,
+            "people.a b: a name must be a word of letters, digits, _, - or . (not only digits, which would read as a user id)",
+        ),
+        (
+            r#"{"alice": 42, "ally": 42}"#,
+            "people.ally: 42 is already named `alice`",
+        ),
+        (
+            r#"{"alice": "42"}"#,
+            "people.alice: expected a Telegram user id (a positive whole number), found a string",
+        ),
+    ] {
+        assert_error(&format!(r#"{{{users}, "people": {people}}}"#), problem);
+    }
 }

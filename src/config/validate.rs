@@ -78,8 +78,11 @@ impl ConfigFile {
                     .map_err(|problem| invalid(("digest.at", problem)))?,
             ),
         };
+        let people = people(self.people.as_ref(), &telegram.allowed_users)
+            .map_err(|(key, problem)| ConfigError::invalid(path, &key, problem))?;
         Ok(Config {
             path: path.into(),
+            people,
             telegram,
             queue,
             notifications: NotificationsConfig {
@@ -120,6 +123,40 @@ fn telegram(
         allowed_users,
         api_url,
     })
+}
+
+/// `people`: each name a word plans can write (letters, digits, `_`, `-`, `.`; not only digits, which would read
+/// as a user id), each id one of `allowedUsers` (a name is how a plan reaches someone the bot may talk to), and no
+/// id named twice.
+fn people(
+    section: Option<&std::collections::BTreeMap<String, super::values::UserId>>,
+    allowed: &[u64],
+) -> Result<Vec<(String, u64)>, (String, String)> {
+    let mut out: Vec<(String, u64)> = Vec::new();
+    for (name, id) in section.into_iter().flatten() {
+        let key = format!("people.{name}");
+        let word = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if !word || name.chars().all(|c| c.is_ascii_digit()) {
+            let problem = "a name must be a word of letters, digits, _, - or . (not only digits, which \
+                           would read as a user id)";
+            return Err((key, problem.to_owned()));
+        }
+        let id = id.get();
+        if !allowed.contains(&id) {
+            let problem = format!(
+                "{id} is not in telegram.allowedUsers: only allowed users can be named (add it there first)"
+            );
+            return Err((key, problem));
+        }
+        if let Some((other, _)) = out.iter().find(|(_, i)| *i == id) {
+            return Err((key, format!("{id} is already named `{other}`")));
+        }
+        out.push((name.clone(), id));
+    }
+    Ok(out)
 }
 
 /// The token to use and where it came from.

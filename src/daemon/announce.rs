@@ -1,4 +1,4 @@
-//! New plans → messages to every allowed user. The watcher only triggers rescans; what is new is decided by
+//! New plans → messages to their approvers (every allowed user unless a plan names `approvers`). The watcher only triggers rescans; what is new is decided by
 //! comparing plan ids with what was already announced. Announcements run on their own task so a command or a
 //! tap never waits behind them, and bursts are folded into one message (Telegram allows ~1 message/s per chat).
 
@@ -134,7 +134,7 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
                             .collect();
                         if !plans.is_empty() {
                             let silent = quiet(&ctx, plans.iter());
-                            broadcast(&ctx, &burst_view(heads, &plans), silent).await;
+                            to_approvers(&ctx, &plans, |p| burst_view(heads, p), silent).await;
                         }
                     }
                     recent.clear();
@@ -146,10 +146,11 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
         let Some(notice) = notice else { break };
         match notice {
             Notice::Startup(plans) => {
-                let refs: Vec<&Plan> = plans.iter().collect();
                 let silent =
-                    quiet_hours(&ctx) && !refs.iter().any(|p| p.priority == Priority::Urgent);
-                broadcast(&ctx, &views::startup_summary(&refs), silent).await;
+                    quiet_hours(&ctx) && !plans.iter().any(|p| p.priority == Priority::Urgent);
+                let summary =
+                    |plans: &[Plan]| views::startup_summary(&plans.iter().collect::<Vec<_>>());
+                to_approvers(&ctx, &plans, summary, silent).await;
             }
             Notice::Problem(p) => {
                 let name = p
@@ -177,7 +178,8 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
             }
             Notice::DeadlineSubmitted(plan) => {
                 let silent = quiet(&ctx, [&plan]);
-                broadcast(&ctx, &views::deadline_submitted(&plan), silent).await;
+                let view = |plans: &[Plan]| views::deadline_submitted(&plans[0]);
+                to_approvers(&ctx, std::slice::from_ref(&plan), view, silent).await;
             }
             Notice::Digest(today) => digest(&ctx, today).await,
         }
@@ -203,7 +205,8 @@ async fn announce(
         if held.is_empty() && recent.len() < BURST_LIMIT {
             recent.push_back(Instant::now());
             let silent = quiet(ctx, [&plan]);
-            broadcast(ctx, &burst_view(heads, std::slice::from_ref(&plan)), silent).await;
+            let view = |plans: &[Plan]| burst_view(heads, plans);
+            to_approvers(ctx, std::slice::from_ref(&plan), view, silent).await;
         } else {
             held.push((heads, plan));
         }
@@ -244,6 +247,29 @@ async fn digest(ctx: &Ctx, today: chrono::NaiveDate) {
     }
 }
 
+/// Sends each member the view `make` draws of the plans among `plans` whose messages they get (their
+/// approvers, and escalated people once escalated); members who get none of them get nothing.
+async fn to_approvers(
+    ctx: &Ctx,
+    plans: &[Plan],
+    make: impl Fn(&[Plan]) -> views::View,
+    silent: bool,
+) {
+    let access = ctx.actions.access();
+    let members: Vec<u64> = access.members().collect();
+    for user in members {
+        let theirs: Vec<Plan> = plans
+            .iter()
+            .filter(|p| access.receives(user, p))
+            .cloned()
+            .collect();
+        if !theirs.is_empty() {
+            send_to(ctx, vec![user], &make(&theirs), silent).await;
+        }
+    }
+}
+
+/// Sends `view` to every member (warnings about files, which name no approvers yet).
 async fn broadcast(ctx: &Ctx, view: &views::View, silent: bool) {
     let members: Vec<u64> = ctx.actions.access().members().collect();
     send_to(ctx, members, view, silent).await;

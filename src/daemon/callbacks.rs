@@ -9,11 +9,13 @@ use crate::actions::{Action, Actor, Outcome};
 use crate::plan::Plan;
 use crate::queue::{Loaded, Location, load};
 use crate::telegram::callback::{Callback, PlanRef};
+use crate::telegram::markdown::escape;
 use crate::telegram::markdown::truncate;
 use crate::telegram::views;
+use crate::telegram::views::Viewer;
 
 use super::context::Ctx;
-use super::state::CustomMode;
+use super::state::{CustomMode, Reply};
 
 const STALE: &str = "This plan changed since this view was drawn. Nothing was recorded; here is the current version.";
 const INVALID: &str = "This button is no longer valid.";
@@ -29,6 +31,14 @@ enum Screen {
     Decision(usize),
     /// The force-reply prompt for a custom answer to this decision.
     CustomPrompt(usize),
+    /// The force-reply prompt for a note on this decision.
+    NotePrompt(usize),
+    /// The people this decision may be delegated to.
+    DelegatePicker(usize),
+    /// The decision after it was delegated (the delegate gets it too).
+    Delegated(usize),
+    /// The decision after its delegation was taken back.
+    TakenBack(usize),
     /// The view after settling this decision (answer, skip) or submitting (0).
     After(usize),
     /// No view: the plan's file, sent as a document (📄 Full context).
@@ -39,7 +49,13 @@ impl Screen {
     /// The decision the tap was about, if any (a stale tap redraws it).
     fn decision(self) -> Option<usize> {
         match self {
-            Screen::Decision(i) | Screen::CustomPrompt(i) | Screen::After(i) => Some(i),
+            Screen::Decision(i)
+            | Screen::CustomPrompt(i)
+            | Screen::NotePrompt(i)
+            | Screen::DelegatePicker(i)
+            | Screen::Delegated(i)
+            | Screen::TakenBack(i)
+            | Screen::After(i) => Some(i),
             Screen::Plan | Screen::Continue | Screen::Review | Screen::File => None,
         }
     }
@@ -81,6 +97,41 @@ fn translate(cb: Callback) -> Option<(PlanRef, Action, Screen)> {
             (plan, action, Screen::CustomPrompt(at(index)))
         }
         Callback::Submit { plan } => (plan, Action::Submit, Screen::After(0)),
+        Callback::SignOff { plan, seen } => (plan, Action::SignOff { seen }, Screen::After(0)),
+        Callback::Note { plan, index, seen } => {
+            let action = Action::StartNote {
+                decision: at(index),
+                seen,
+            };
+            (plan, action, Screen::NotePrompt(at(index)))
+        }
+        Callback::DelegateMenu { plan, index, seen } => {
+            let action = Action::StartDelegate {
+                decision: at(index),
+                seen,
+            };
+            (plan, action, Screen::DelegatePicker(at(index)))
+        }
+        Callback::Delegate {
+            plan,
+            index,
+            to,
+            seen,
+        } => {
+            let action = Action::Delegate {
+                decision: at(index),
+                to,
+                seen,
+            };
+            (plan, action, Screen::Delegated(at(index)))
+        }
+        Callback::TakeBack { plan, index, seen } => {
+            let action = Action::TakeBack {
+                decision: at(index),
+                seen,
+            };
+            (plan, action, Screen::TakenBack(at(index)))
+        }
         // Whoever may open the plan may read its file.
         Callback::FullContext { plan } => (plan, Action::Open, Screen::File),
         Callback::Queue { .. } | Callback::Noop => return None,
@@ -94,6 +145,18 @@ struct Tap<'a> {
     actor: Actor,
     chat: ChatId,
     message: Option<MessageId>,
+}
+
+impl Tap<'_> {
+    /// The tapping user's id.
+    fn user(&self) -> u64 {
+        self.q.from.id.0
+    }
+
+    /// How the tapping user sees `plan`.
+    fn viewer(&self, plan: &Plan) -> Viewer {
+        self.ctx.viewer(self.user(), plan)
+    }
 }
 
 pub async fn handle(ctx: &Ctx, q: CallbackQuery) {
@@ -141,14 +204,48 @@ impl Tap<'_> {
     async fn respond(&self, outcome: Outcome, screen: Screen) {
         match outcome {
             Outcome::Current(l) | Outcome::Noted(l) => match screen {
-                Screen::CustomPrompt(index) => self.start_custom(&l.plan, index).await,
+                Screen::CustomPrompt(index) => {
+                    self.start_reply(&l.plan, index, Reply::Answer).await
+                }
+                Screen::NotePrompt(index) => self.start_reply(&l.plan, index, Reply::Note).await,
                 Screen::File => self.send_file(&l).await,
-                _ => self.settled(&current_view(&l.plan, screen)).await,
+                Screen::DelegatePicker(index) => {
+                    let view = views::delegate_picker(&l.plan, index, &self.viewer(&l.plan));
+                    self.settled(&view).await;
+                }
+                _ => {
+                    let view = current_view(&l.plan, screen, &self.viewer(&l.plan));
+                    self.settled(&view).await;
+                }
             },
-            Outcome::Recorded { plan, decision } => {
+            Outcome::Recorded {
+                plan,
+                decision,
+                tell,
+            } => {
                 tracing::info!(plan = %plan.plan.id, decision, "recorded");
-                // The answer is on disk: acknowledge the tap and redraw at the same time.
-                self.settled(&next_view(&plan.plan, decision)).await;
+                let plan = &plan.plan;
+                let viewer = self.viewer(plan);
+                // The change is on disk: acknowledge the tap and redraw at the same time.
+                match screen {
+                    Screen::Delegated(i) => self.delegated(plan, i, &viewer).await,
+                    Screen::TakenBack(i) => {
+                        let view = views::decision_for(plan, i, Some("↩️ Taken back"), &viewer);
+                        self.settled(&view).await;
+                    }
+                    _ => self.settled(&next_view(plan, decision, &viewer)).await,
+                }
+                self.ctx.tell(self.user(), plan, decision, &tell).await;
+            }
+            Outcome::SignedOff(l) => {
+                let plan = &l.plan;
+                let label = views::sign_off_label(plan);
+                tracing::info!(plan = %plan.id, user = self.user(), signoffs = ?plan.approval.signoffs, "signed off");
+                self.answer(Some(&format!("✍️ Signed off: {label}")), false)
+                    .await;
+                self.show(&views::review_for(plan, None, &self.viewer(plan)))
+                    .await;
+                self.ctx.ask_other_signers(self.user(), plan).await;
             }
             Outcome::Submitted { plan, notify } => {
                 self.ctx
@@ -157,14 +254,18 @@ impl Tap<'_> {
                 tracing::info!(plan = %plan.plan.id, notify = ?notify, "plan submitted");
                 self.answer(Some("📤 Submitted"), false).await;
                 self.show(&views::completion(&plan.plan)).await;
+                self.ctx.tell_signers_done(self.user(), &plan.plan).await;
                 let _ = self.ctx.rescan().await;
             }
             Outcome::Stale(l) => {
                 tracing::info!(plan = %l.plan.id, decision = ?screen.decision(), "stale view refused");
                 self.answer(Some(STALE), true).await;
+                let viewer = self.viewer(&l.plan);
                 let view = match screen.decision() {
-                    Some(i) if i < l.plan.decisions.len() => views::decision(&l.plan, i, None),
-                    _ => views::plan(&l.plan),
+                    Some(i) if i < l.plan.decisions.len() => {
+                        views::decision_for(&l.plan, i, None, &viewer)
+                    }
+                    _ => views::plan_for(&l.plan, &viewer),
                 };
                 self.show(&view).await;
             }
@@ -177,18 +278,37 @@ impl Tap<'_> {
                 tracing::error!(plan = %plan.plan.id, error = %error, "could not record");
                 let text = truncate(&format!("Nothing recorded: {error}"), 190);
                 self.answer(Some(&text), true).await;
-                self.show(&views::plan(&plan.plan)).await;
+                self.show(&views::plan_for(&plan.plan, &self.viewer(&plan.plan)))
+                    .await;
             }
         }
     }
 
-    /// ✏️ Custom: ask for the text with a force reply; the user's next message answers this decision.
-    async fn start_custom(&self, plan: &Plan, index: usize) {
+    /// 👉 The decision was delegated: the delegator's view says to whom, and the delegate gets the decision.
+    async fn delegated(&self, plan: &Plan, index: usize, viewer: &Viewer) {
+        let Some(to) = plan.decisions.get(index).and_then(|d| d.delegated_to) else {
+            return self.settled(&views::plan_for(plan, viewer)).await;
+        };
+        tracing::info!(plan = %plan.id, decision = index, to, "delegated");
+        let confirm = format!("👉 Delegated to *{}*", escape(&self.ctx.name(to)));
+        self.settled(&views::decision_for(plan, index, Some(&confirm), viewer))
+            .await;
+        self.ctx.hand_over(self.user(), to, plan, index).await;
+    }
+
+    /// ✏️ Custom or 💬 Note: ask for the text with a force reply; the user's next message becomes this decision's
+    /// answer or note.
+    async fn start_reply(&self, plan: &Plan, index: usize, reply: Reply) {
         let Some(d) = plan.decisions.get(index) else {
-            return self.settled(&views::plan(plan)).await;
+            return self
+                .settled(&views::plan_for(plan, &self.viewer(plan)))
+                .await;
         };
         self.answer(None, false).await;
-        let prompt = views::custom_prompt(plan, index);
+        let prompt = match reply {
+            Reply::Answer => views::custom_prompt(plan, index),
+            Reply::Note => views::note_prompt(plan, index),
+        };
         let sent = self
             .ctx
             .api
@@ -197,6 +317,7 @@ impl Tap<'_> {
         let mode = CustomMode {
             plan_id: plan.id.clone(),
             decision_id: d.id.clone(),
+            reply,
             prompt: sent.ok().map(|m| m.0),
         };
         self.ctx.state.start_custom(self.q.from.id.0, mode);
@@ -277,24 +398,40 @@ impl Tap<'_> {
     }
 }
 
-/// The view a navigation tap asks for, on the plan as it is now.
-fn current_view(plan: &Plan, screen: Screen) -> views::View {
+/// The view a navigation tap asks for, on the plan as it is now. A delegate is shown their decision, whatever
+/// they tapped.
+fn current_view(plan: &Plan, screen: Screen, viewer: &Viewer) -> views::View {
+    if viewer.only.is_some() {
+        let mine = screen
+            .decision()
+            .filter(|i| viewer.only.as_ref().is_some_and(|only| only.contains(i)));
+        return match mine {
+            Some(i) => views::decision_for(plan, i, None, viewer),
+            None => views::plan_for(plan, viewer),
+        };
+    }
     match screen {
         Screen::Continue => match plan.next_pending(0) {
-            Some(i) => views::decision(plan, i, None),
-            None => views::review(plan, None),
+            Some(i) => views::decision_for(plan, i, None, viewer),
+            None => views::review_for(plan, None, viewer),
         },
-        Screen::Review | Screen::After(_) => views::review(plan, None),
-        Screen::Decision(i) if i < plan.decisions.len() => views::decision(plan, i, None),
-        _ => views::plan(plan),
+        Screen::Review | Screen::After(_) => views::review_for(plan, None, viewer),
+        Screen::Decision(i) if i < plan.decisions.len() => {
+            views::decision_for(plan, i, None, viewer)
+        }
+        _ => views::plan_for(plan, viewer),
     }
 }
 
-/// After decision `index` was settled: the next pending decision after it, or the review summary.
-pub fn next_view(plan: &Plan, index: usize) -> views::View {
+/// After decision `index` was settled: the next pending decision after it, or the review summary. A delegate
+/// sees the decision they settled.
+pub fn next_view(plan: &Plan, index: usize, viewer: &Viewer) -> views::View {
     let confirm = plan.decisions.get(index).map(views::after_answer);
+    if viewer.only.is_some() {
+        return views::decision_for(plan, index, confirm.as_deref(), viewer);
+    }
     match plan.next_pending(index + 1) {
-        Some(next) => views::decision(plan, next, confirm.as_deref()),
-        None => views::review(plan, confirm.as_deref()),
+        Some(next) => views::decision_for(plan, next, confirm.as_deref(), viewer),
+        None => views::review_for(plan, confirm.as_deref(), viewer),
     }
 }

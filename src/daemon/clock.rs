@@ -148,6 +148,7 @@ async fn take(
         }
         | Outcome::Gone
         | Outcome::Current(_)
+        | Outcome::SignedOff(_)
         | Outcome::Stale(_)
         | Outcome::Recorded { .. } => Step::Nothing,
         Outcome::NotRecorded { plan, error } => {

@@ -11,7 +11,7 @@ use crate::telegram::views;
 use super::api::Patience;
 use super::callbacks::next_view;
 use super::context::Ctx;
-use super::state::CustomMode;
+use super::state::{CustomMode, Reply};
 
 /// A command the bot understands; `/start@botname` forms included.
 #[derive(Debug, PartialEq, Eq)]
@@ -35,7 +35,7 @@ pub const COMMANDS: [(&str, &str, Word); 5] = [
         Word::Stats,
     ),
     ("help", "How this bot works", Word::Help),
-    ("cancel", "Leave custom-answer mode", Word::Cancel),
+    ("cancel", "Leave custom-answer or note mode", Word::Cancel),
 ];
 
 /// A command's word, before its argument is looked at.
@@ -92,10 +92,10 @@ pub async fn handle(ctx: &Ctx, msg: Message) {
         Some(Command::Stats) => super::stats::send_stats(ctx, chat, user).await,
         Some(Command::Cancel) => {
             let was = ctx.state.take_custom(user);
-            let text = if was.is_some() {
-                "Custom answer cancelled\\."
-            } else {
-                "Nothing to cancel\\."
+            let text = match was.map(|m| m.reply) {
+                Some(Reply::Answer) => "Custom answer cancelled\\.",
+                Some(Reply::Note) => "Note cancelled\\.",
+                None => "Nothing to cancel\\.",
             };
             send(ctx, chat, &views::View::text_only(text)).await;
         }
@@ -107,30 +107,47 @@ pub async fn handle(ctx: &Ctx, msg: Message) {
     }
 }
 
+/// A typed reply after ✏️ Custom or 💬 Note: the decision's custom answer, or its note.
 async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, text: &str) {
-    let action = Action::Custom {
-        decision_id: mode.decision_id.clone(),
-        text: text.to_owned(),
+    let action = match mode.reply {
+        Reply::Answer => Action::Custom {
+            decision_id: mode.decision_id.clone(),
+            text: text.to_owned(),
+        },
+        Reply::Note => Action::Note {
+            decision_id: mode.decision_id.clone(),
+            text: text.to_owned(),
+        },
     };
     let outcome = ctx.act(Actor::User(user), &mode.plan_id, action).await;
     if let Outcome::NotRecorded {
-        error: StoreError::Edit(EditError::EmptyAnswer),
+        error: StoreError::Edit(EditError::EmptyAnswer | EditError::EmptyNote),
         ..
     } = outcome
     {
         // Still in custom mode: the next message is another try.
-        let again =
-            views::View::text_only("An answer can't be empty\\. Type it again, or /cancel\\.");
+        let again = views::View::text_only("It can't be empty\\. Type it again, or /cancel\\.");
         return send(ctx, chat, &again).await;
     }
     ctx.state.take_custom(user);
     match outcome {
-        Outcome::Recorded { plan, decision } => {
-            tracing::info!(plan = %plan.plan.id, decision = %mode.decision_id, "custom answer recorded");
+        Outcome::Recorded {
+            plan,
+            decision,
+            tell,
+        } => {
+            tracing::info!(plan = %plan.plan.id, decision = %mode.decision_id, reply = ?mode.reply, "typed reply recorded");
             if let Some(p) = mode.prompt {
                 ctx.state.forget_prompt(p);
             }
-            send(ctx, chat, &next_view(&plan.plan, decision)).await;
+            let plan = &plan.plan;
+            let viewer = ctx.viewer(user, plan);
+            let view = match mode.reply {
+                Reply::Answer => next_view(plan, decision, &viewer),
+                Reply::Note => views::decision_for(plan, decision, Some("💬 Note saved"), &viewer),
+            };
+            send(ctx, chat, &view).await;
+            ctx.tell(user, plan, decision, &tell).await;
         }
         Outcome::Gone => {
             send(ctx, chat, &views::not_found()).await;
@@ -149,16 +166,34 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
             tracing::info!(plan = %mode.plan_id, "custom answer on a changed decision refused");
             let note = "This decision changed since you opened it\\. Nothing was recorded\\.";
             send(ctx, chat, &views::View::text_only(note)).await;
-            send(ctx, chat, &views::plan(&plan.plan)).await;
+            send(
+                ctx,
+                chat,
+                &views::plan_for(&plan.plan, &ctx.viewer(user, &plan.plan)),
+            )
+            .await;
         }
         Outcome::NotRecorded { plan, error } => {
             tracing::warn!(plan = %mode.plan_id, error = %error, "custom answer not recorded");
             let note = "Nothing was recorded: the plan file could not be edited\\.";
             send(ctx, chat, &views::View::text_only(note)).await;
-            send(ctx, chat, &views::plan(&plan.plan)).await;
+            send(
+                ctx,
+                chat,
+                &views::plan_for(&plan.plan, &ctx.viewer(user, &plan.plan)),
+            )
+            .await;
         }
-        Outcome::Current(plan) | Outcome::Noted(plan) | Outcome::Submitted { plan, .. } => {
-            send(ctx, chat, &views::plan(&plan.plan)).await;
+        Outcome::Current(plan)
+        | Outcome::Noted(plan)
+        | Outcome::SignedOff(plan)
+        | Outcome::Submitted { plan, .. } => {
+            send(
+                ctx,
+                chat,
+                &views::plan_for(&plan.plan, &ctx.viewer(user, &plan.plan)),
+            )
+            .await;
         }
     }
 }
@@ -166,7 +201,10 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
 async fn open_plan(ctx: &Ctx, chat: ChatId, user: u64, id: &str) {
     let _ = ctx.rescan().await;
     match ctx.act(Actor::User(user), id, Action::Open).await {
-        Outcome::Current(l) => send(ctx, chat, &views::plan(&l.plan)).await,
+        Outcome::Current(l) => {
+            let view = views::plan_for(&l.plan, &ctx.viewer(user, &l.plan));
+            send(ctx, chat, &view).await;
+        }
         Outcome::Refused(refusal) => {
             send(
                 ctx,

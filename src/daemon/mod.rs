@@ -10,6 +10,7 @@ mod context;
 mod digest;
 pub mod lockfile;
 mod messages;
+mod people;
 mod state;
 mod stats;
 
@@ -42,6 +43,8 @@ pub struct Settings {
     /// Bot API base URL; `None` = Telegram's.
     pub api_url: Option<url::Url>,
     pub allowed_users: Vec<u64>,
+    /// Names for allowed users (config `people`): name → user id.
+    pub people: Vec<(String, u64)>,
     pub queue_dir: PathBuf,
     pub watch: Mode,
     pub notifications: bool,
@@ -81,6 +84,7 @@ impl Settings {
             token,
             api_url: None,
             allowed_users,
+            people: Vec::new(),
             queue_dir,
             watch: Mode::Events {
                 poll: Duration::from_millis(1000),
@@ -131,7 +135,11 @@ pub async fn run(
     }
     let ctx = Ctx {
         api: Api { bot: bot.clone() },
-        actions: Actions::new(queue, Access::new(settings.allowed_users.iter().copied())),
+        actions: Actions::new(
+            queue,
+            Access::new(settings.allowed_users.iter().copied())
+                .with_people(settings.people.iter().cloned()),
+        ),
         state: Arc::new(State::default()),
         quiet: settings.quiet_hours.clone().map(Arc::new),
         looks: None,

@@ -39,11 +39,21 @@ impl Snapshot {
 /// How many submitted plans [`State::completed`] remembers.
 const COMPLETED_KEPT: usize = 1000;
 
-/// The owner asked to type a custom answer for this decision.
+/// What a typed reply becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reply {
+    /// ✏️ Custom: the decision's answer.
+    Answer,
+    /// 💬 Note: the decision's note (the answer stays).
+    Note,
+}
+
+/// The owner asked to type a custom answer (or a note) for this decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CustomMode {
     pub plan_id: String,
     pub decision_id: String,
+    pub reply: Reply,
     /// The force-reply prompt, so a reply to it is recognised even after other messages.
     pub prompt: Option<i32>,
 }

@@ -107,7 +107,8 @@ impl ArbiterServer {
     #[tool(
         description = "Put a plan of decisions in front of the human. Returns {id, path} at once; then call \
                        arbiter_await with the id. Each decision has a title and options ({key, label}); the \
-                       answer is the chosen key (or the human's own text when allow_custom is true).",
+                       answer is the chosen key (or the human's own text when allow_custom is true). `approvers` \
+                       (names or user ids) limits who may answer; `require: N` needs N approvers to sign off.",
         input_schema = push_schema()
     )]
     async fn arbiter_push(&self, extensions: Extensions, args: JsonObject) -> ToolResult {
@@ -132,7 +133,9 @@ impl ArbiterServer {
 
     #[tool(
         description = "A plan's status, counts and every decision's answer so far (`answers` maps decision \
-                          id to answer; null when skipped or not answered; `custom` marks the human's own text)."
+                          id to answer; null when skipped or not answered; `custom` marks the human's own text; \
+                          `note` is a person's note, `delegated_to` who it was handed to; `signoffs` lists the \
+                          approvers who signed off)."
     )]
     async fn arbiter_get(&self, Parameters(args): Parameters<IdArgs>) -> ToolResult {
         let loaded = self.queue.find(&args.id).map_err(|e| message(&e.into()))?;

@@ -7,7 +7,7 @@ use super::parse::meta_key;
 use serde_yaml::{Mapping, Value};
 
 use super::parse::parse_with_frontmatter;
-use super::{DecisionStatus, Diagnostic, Plan, PlanStatus, parse, timing, yaml_value};
+use super::{DecisionStatus, Diagnostic, Plan, PlanStatus, parse, people, timing, yaml_value};
 
 /// A change the human asked for. `Answer` carries the label the human saw, so a tap on a view that the agent has
 /// since changed records nothing.
@@ -33,10 +33,33 @@ pub enum Edit {
     Reminded,
     /// The plan was escalated: `escalated_at` (frontmatter) is set to now; nothing else changes.
     Escalated,
+    /// A note on a decision (`note`), exactly as typed; the answer is left as it is.
+    Note {
+        decision: String,
+        text: String,
+    },
+    /// The decision is delegated: `delegated_to` and `delegated_by` (user ids).
+    Delegate {
+        decision: String,
+        to: u64,
+        by: u64,
+    },
+    /// The delegation is taken back: `delegated_to` is cleared (`delegated_by` stays, the audit trail).
+    TakeBack {
+        decision: String,
+    },
+    /// An approver signs off (`require` > 1): `user` joins `signoffs`; the sign-off that reaches `require`
+    /// also submits the plan. `answers` is what the approver saw (each decision's id, status and answer): if the
+    /// file holds anything else, nothing is recorded.
+    SignOff {
+        user: u64,
+        answers: Vec<(String, DecisionStatus, Option<String>)>,
+    },
 }
 
 impl Edit {
-    /// True for the edits that complete the plan.
+    /// True for the edits that always complete the plan (a sign-off completes it when it is the last one
+    /// needed: the edited plan's status says).
     #[must_use]
     pub fn submits(&self) -> bool {
         matches!(self, Edit::Submit | Edit::Deadline)
@@ -60,6 +83,12 @@ pub enum EditError {
     Completed,
     #[error("nothing is due for the clock to do on this plan now")]
     NotDue,
+    #[error("a note can't be empty")]
+    EmptyNote,
+    #[error("you already signed off this plan")]
+    AlreadySigned,
+    #[error("the answers changed since they were shown for sign-off")]
+    AnswersChanged,
     #[error("the edit would leave the file unreadable ({0}); nothing was written")]
     WouldCorrupt(Diagnostic),
 }
@@ -70,7 +99,9 @@ impl EditError {
     pub fn is_stale(&self) -> bool {
         matches!(
             self,
-            EditError::DecisionGone { .. } | EditError::OptionChanged { .. }
+            EditError::DecisionGone { .. }
+                | EditError::OptionChanged { .. }
+                | EditError::AnswersChanged
         )
     }
 }
@@ -164,7 +195,26 @@ pub fn apply_parsed(
             set_decision(&mut file, decision, &stamp("answered", Some(text)))?;
         }
         Edit::Skip { decision } => set_decision(&mut file, decision, &stamp("skipped", None))?,
-        Edit::Submit => {
+        Edit::Note { decision, text } => {
+            if text.trim().is_empty() {
+                return Err(EditError::EmptyNote);
+            }
+            set_decision(&mut file, decision, &[("note", yaml_value::scalar(text))])?;
+        }
+        Edit::Delegate { decision, to, by } => {
+            let fields = [
+                ("delegated_to", to.to_string()),
+                ("delegated_by", by.to_string()),
+            ];
+            set_decision(&mut file, decision, &fields)?;
+        }
+        Edit::TakeBack { decision } => {
+            set_decision(&mut file, decision, &[("delegated_to", "null".to_owned())])?;
+        }
+        Edit::SignOff { answers, .. } if *answers != answers_of(&plan) => {
+            return Err(EditError::AnswersChanged);
+        }
+        Edit::Submit | Edit::SignOff { .. } => {
             if plan.remaining() > 0 {
                 return Err(EditError::NotFinished {
                     remaining: plan.remaining(),
@@ -173,11 +223,19 @@ pub fn apply_parsed(
         }
         Edit::Deadline | Edit::Reminded | Edit::Escalated => {}
     }
+    let signoffs = signoffs_after(&plan, edit)?;
+    let completes = match edit {
+        Edit::Submit => true,
+        Edit::SignOff { .. } => signoffs
+            .as_ref()
+            .is_some_and(|s| s.len() >= plan.approval.require),
+        _ => false,
+    };
 
     let mut fm = plan.frontmatter_lines.clone();
     let time = |key| OwnedKey {
         key,
-        value: now.to_owned(),
+        value: Value::String(now.to_owned()),
         yaml: yaml_value::timestamp(now),
     };
     let fields = match edit {
@@ -188,19 +246,20 @@ pub fn apply_parsed(
             // the edited file holds exactly these counts.
             let counts = counts_after(&plan, edit);
             let status = match edit {
-                Edit::Submit => PlanStatus::Completed,
+                _ if completes => PlanStatus::Completed,
+                Edit::SignOff { .. } => PlanStatus::InProgress,
                 _ if counts.remaining < counts.total => PlanStatus::InProgress,
                 _ => plan.status,
             };
             let count = |key, n: usize| OwnedKey {
                 key,
-                value: n.to_string(),
+                value: Value::Number(n.into()),
                 yaml: n.to_string(),
             };
             let mut fields = vec![
                 OwnedKey {
                     key: "status",
-                    value: status.as_str().to_owned(),
+                    value: Value::String(status.as_str().to_owned()),
                     yaml: yaml_value::scalar(status.as_str()),
                 },
                 count("total", counts.total),
@@ -208,7 +267,16 @@ pub fn apply_parsed(
                 count("remaining", counts.remaining),
                 time("updated_at"),
             ];
-            if *edit == Edit::Submit {
+            if let Some(ids) = &signoffs {
+                fields.push(OwnedKey {
+                    key: "signoffs",
+                    value: Value::Sequence(
+                        ids.iter().map(|id| Value::Number((*id).into())).collect(),
+                    ),
+                    yaml: people::signoffs_yaml(ids),
+                });
+            }
+            if completes {
                 fields.push(time("completed_at"));
             }
             fields
@@ -224,7 +292,7 @@ pub fn apply_parsed(
     // One parse of the result for every read-back check.
     let (after, after_map) =
         parse_with_frontmatter(&new_text, stem).map_err(EditError::WouldCorrupt)?;
-    verify(&after, edit).map_err(EditError::WouldCorrupt)?;
+    verify(&after, edit, completes).map_err(EditError::WouldCorrupt)?;
     if let Some(counts) = fields
         .iter()
         .any(|f| f.key == "total")
@@ -332,11 +400,47 @@ fn due_now(plan: &Plan, now: &str) -> super::Due {
     timing::parse_time(now).map_or_else(super::Due::default, |now| plan.due(now))
 }
 
-/// A frontmatter key an edit owns: its value, and that value as YAML text.
+/// A frontmatter key an edit owns: its value as YAML must read it back, and that value as YAML text.
 struct OwnedKey {
     key: &'static str,
-    value: String,
+    value: Value,
     yaml: String,
+}
+
+/// Each decision's id, status and answer: what a sign-off approves.
+#[must_use]
+pub fn answers_of(plan: &Plan) -> Vec<(String, DecisionStatus, Option<String>)> {
+    plan.decisions
+        .iter()
+        .map(|d| (d.id.clone(), d.status, d.answer.clone()))
+        .collect()
+}
+
+/// The `signoffs` list after `edit`, when the edit rewrites it: a sign-off adds the signer (refused if they
+/// already signed); a change of any answer clears the list. `None`: the key is left alone.
+fn signoffs_after(plan: &Plan, edit: &Edit) -> Result<Option<Vec<u64>>, EditError> {
+    let signed = &plan.approval.signoffs;
+    let changes = |decision: &str, status: DecisionStatus, answer: Option<&str>| {
+        plan.decision(decision)
+            .is_some_and(|d| d.status != status || d.answer.as_deref() != answer)
+    };
+    let cleared = match edit {
+        Edit::SignOff { user, .. } => {
+            if signed.contains(user) {
+                return Err(EditError::AlreadySigned);
+            }
+            let mut ids = signed.clone();
+            ids.push(*user);
+            return Ok(Some(ids));
+        }
+        Edit::Answer { decision, key, .. } => {
+            changes(decision, DecisionStatus::Answered, Some(key))
+        }
+        Edit::Custom { decision, text } => changes(decision, DecisionStatus::Answered, Some(text)),
+        Edit::Skip { decision } => changes(decision, DecisionStatus::Skipped, None),
+        _ => false,
+    };
+    Ok((cleared && !signed.is_empty()).then(Vec::new))
 }
 
 /// Every frontmatter key the edit does not own reads as before, and the owned ones as written.
@@ -356,12 +460,7 @@ fn verify_frontmatter(
         }
     }
     for OwnedKey { key, value, .. } in fields {
-        let got = after.get(*key).and_then(|v| match v {
-            Value::String(s) => Some(s.clone()),
-            Value::Number(n) => Some(n.to_string()),
-            _ => None,
-        });
-        if got.as_deref() != Some(value.as_str()) {
+        if after.get(*key) != Some(value) {
             return Err(changed(key));
         }
     }
@@ -375,7 +474,7 @@ fn verify_frontmatter(
 }
 
 /// The result must parse and hold the edit; otherwise nothing is written.
-fn verify(plan: &Plan, edit: &Edit) -> Result<(), Diagnostic> {
+fn verify(plan: &Plan, edit: &Edit, completes: bool) -> Result<(), Diagnostic> {
     let holds = match edit {
         Edit::Answer { decision, key, .. } => plan.decision(decision).is_some_and(|d| {
             d.status == DecisionStatus::Answered && d.answer.as_ref() == Some(key)
@@ -389,6 +488,19 @@ fn verify(plan: &Plan, edit: &Edit) -> Result<(), Diagnostic> {
         Edit::Submit | Edit::Deadline => plan.status == PlanStatus::Completed,
         Edit::Reminded => plan.timing.reminded_at.is_some(),
         Edit::Escalated => plan.timing.escalated_at.is_some(),
+        Edit::Note { decision, text } => plan
+            .decision(decision)
+            .is_some_and(|d| d.note.as_ref() == Some(text)),
+        Edit::Delegate { decision, to, by } => plan
+            .decision(decision)
+            .is_some_and(|d| d.delegated_to == Some(*to) && d.delegated_by == Some(*by)),
+        Edit::TakeBack { decision } => plan
+            .decision(decision)
+            .is_some_and(|d| d.delegated_to.is_none()),
+        Edit::SignOff { user, .. } => {
+            plan.approval.signoffs.last() == Some(user)
+                && (plan.status == PlanStatus::Completed) == completes
+        }
     };
     if holds {
         Ok(())

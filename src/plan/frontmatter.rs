@@ -5,6 +5,7 @@ use std::ops::Range;
 use serde_yaml::{Mapping, Value};
 
 use super::lines;
+use super::people::{self, Approval};
 use super::timing::{self, Timing};
 use super::{Diagnostic, PlanStatus, Priority};
 use crate::serde_message::without_position;
@@ -24,6 +25,7 @@ pub struct Frontmatter {
     pub updated_at: Option<String>,
     pub completed_at: Option<String>,
     pub timing: Timing,
+    pub approval: Approval,
     /// 0-based line indices of the YAML text.
     pub lines: Range<usize>,
     /// 0-based index of the first body line (after the closing `---`).
@@ -123,6 +125,7 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
         return Err(Diagnostic::new(key_line("id"), "`id` is empty"));
     }
     let timing = timing::read(&mapping, text, key_line)?;
+    let approval = people::read(&mapping, key_line)?;
     Ok(Frontmatter {
         id,
         title: text("title")?,
@@ -136,6 +139,7 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
         updated_at: text("updated_at")?,
         completed_at: text("completed_at")?,
         timing,
+        approval,
         lines: 1..close,
         body_start: close + 1,
         map: mapping,

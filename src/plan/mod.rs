@@ -7,14 +7,16 @@ mod frontmatter;
 pub mod lines;
 mod model;
 mod parse;
+pub mod people;
 pub mod slug;
 pub mod timing;
 pub mod yaml_value;
 
 pub use diagnostic::Diagnostic;
-pub use edit::{Edit, EditError, apply, apply_parsed};
+pub use edit::{Edit, EditError, answers_of, apply, apply_parsed};
 pub use model::{Decision, DecisionOption, DecisionStatus, Plan, PlanStatus, Priority};
 pub use parse::{parse, parse_bytes};
+pub use people::Approval;
 pub use timing::{Due, OnDeadline, Timing};
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::ops::Range;
 
+use super::people::Approval;
 use super::timing::Timing;
 
 /// How urgent a plan is; decides its icon, its sort order and whether its announcement makes a sound.
@@ -151,6 +152,12 @@ pub struct Decision {
     pub allow_custom: bool,
     /// The option key the deadline answers with (`on_deadline: submit`); always one of `options`.
     pub default: Option<String>,
+    /// A person's note on the decision (`💬 Note`), exactly as typed; independent of the answer.
+    pub note: Option<String>,
+    /// User id of the person this decision is delegated to (`👉 Delegate`).
+    pub delegated_to: Option<u64>,
+    /// User id of the person who delegated it.
+    pub delegated_by: Option<u64>,
     /// The `**Context:**` text, as written (Markdown source, without the `**Context:**` marker).
     pub context: String,
     pub options: Vec<DecisionOption>,
@@ -194,6 +201,8 @@ pub struct Plan {
     pub completed_at: Option<String>,
     /// Deadline, reminders and escalation (all optional).
     pub timing: Timing,
+    /// Approvers, required sign-offs and the sign-offs so far (all optional).
+    pub approval: Approval,
     /// The plan's own context: the body between the `# ` heading and the first decision, trimmed,
     /// without `---` rules.
     pub context: String,

@@ -95,6 +95,7 @@ pub(super) fn parse_with_frontmatter(
         updated_at: fm.updated_at,
         completed_at: fm.completed_at,
         timing: fm.timing,
+        approval: fm.approval,
         context,
         decisions,
         frontmatter_lines: fm.lines,
@@ -346,6 +347,26 @@ fn parse_decision(all: &[&str], section: Range<usize>, n: usize) -> Result<Decis
         return Err(Diagnostic::new(field_line("default"), reason));
     }
 
+    let user = |k: &str| -> Result<Option<u64>, Diagnostic> {
+        match field(k) {
+            None => Ok(None),
+            Some(v) => v
+                .trim()
+                .parse()
+                .ok()
+                .filter(|id| *id > 0)
+                .map(Some)
+                .ok_or_else(|| {
+                    Diagnostic::new(
+                        field_line(k),
+                        format!("`{k}: {v}` must be a Telegram user id (a positive whole number)"),
+                    )
+                }),
+        }
+    };
+    let delegated_to = user("delegated_to")?;
+    let delegated_by = user("delegated_by")?;
+
     Ok(Decision {
         id,
         title,
@@ -355,6 +376,9 @@ fn parse_decision(all: &[&str], section: Range<usize>, n: usize) -> Result<Decis
         answered_by: field("answered_by"),
         allow_custom,
         default,
+        note: field("note"),
+        delegated_to,
+        delegated_by,
         context,
         options,
         line,

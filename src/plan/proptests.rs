@@ -139,7 +139,7 @@ fn render(p: &GenPlan) -> String {
     }
 }
 
-const EDITED_KEYS: [&str; 10] = [
+const EDITED_KEYS: [&str; 14] = [
     "status",
     "total",
     "answered",
@@ -149,6 +149,10 @@ const EDITED_KEYS: [&str; 10] = [
     "answer",
     "answered_at",
     "answered_by",
+    "note",
+    "delegated_to",
+    "delegated_by",
+    "signoffs",
     "",
 ];
 
@@ -239,6 +243,35 @@ proptest! {
             Edit::Answer { key, .. } => prop_assert_eq!(got.answer.as_ref(), Some(key)),
             _ => prop_assert_eq!(got.status, DecisionStatus::Skipped),
         }
+        prop_assert_eq!(untargeted(&after_text, target), untargeted(&text, target));
+    }
+
+    #[test]
+    fn notes_round_trip_and_leave_the_answer_and_other_lines_alone(
+        p in plan(),
+        pick in any::<prop::sample::Index>(),
+        note in any::<String>().prop_filter("non-empty", |s| !s.trim().is_empty()),
+        delegate in any::<bool>(),
+    ) {
+        let text = render(&p);
+        let before = parse(&text, "s").unwrap();
+        let target = pick.index(p.decisions.len());
+        let id = before.decisions[target].id.clone();
+        let edit = if delegate {
+            Edit::Delegate { decision: id.clone(), to: 11111111, by: 42 }
+        } else {
+            Edit::Note { decision: id.clone(), text: note.clone() }
+        };
+        let after_text = apply(&text, "s", &edit, Some("42"), NOW).unwrap();
+        let after = parse(&after_text, "s").unwrap();
+        let d = after.decision(&id).unwrap();
+        if delegate {
+            prop_assert_eq!((d.delegated_to, d.delegated_by), (Some(11111111), Some(42)));
+        } else {
+            prop_assert_eq!(d.note.as_deref(), Some(note.as_str()));
+        }
+        let b = &before.decisions[target];
+        prop_assert_eq!((&d.status, &d.answer), (&b.status, &b.answer), "the answer stays");
         prop_assert_eq!(untargeted(&after_text, target), untargeted(&text, target));
     }
 

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use serde_yaml::{Mapping, Value};
+use serde_yaml::Mapping;
 
 use super::{Diagnostic, duration};
 
@@ -198,8 +198,8 @@ pub fn read(
             }
         },
     };
-    let escalate_to =
-        people(map.get("escalate_to")).map_err(|reason| bad("escalate_to", reason))?;
+    let escalate_to = super::people::people("escalate_to", map.get("escalate_to"))
+        .map_err(|reason| bad("escalate_to", reason))?;
     let escalate_after = when("escalate_after")?;
     if escalate_after.is_some() && escalate_to.is_empty() {
         return Err(bad(
@@ -221,20 +221,4 @@ pub fn read(
         reminded_at: stamp("reminded_at")?,
         escalated_at: stamp("escalated_at")?,
     })
-}
-
-/// A list of people: names or user ids, one value or a list of them.
-fn people(value: Option<&Value>) -> Result<Vec<String>, String> {
-    let one = |v: &Value| {
-        match v {
-        Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_owned()),
-        Value::Number(n) if n.as_u64().is_some() => Ok(n.to_string()),
-        _ => Err("`escalate_to` must list people: names from the config's `people`, or Telegram user ids".to_owned()),
-    }
-    };
-    match value {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Sequence(items)) => items.iter().map(one).collect(),
-        Some(v) => one(v).map(|p| vec![p]),
-    }
 }

@@ -20,7 +20,9 @@ pub fn file_name(plan: &Plan) -> String {
 }
 
 /// The notify file's text (docs/file-format.md): frontmatter with the plan's ids, sessions and `completed_at` plus
-/// an `answers:` map (skipped decisions map to null), then the `## Answers` list.
+/// an `answers:` map (skipped decisions map to null), the `signoffs:` list (user ids, in order) when the plan
+/// needed sign-offs and a `notes:` map (decision id → note) when any decision has a note; then the `## Answers`
+/// list and, with notes, a `## Notes` list.
 #[must_use]
 pub fn render(plan: &Plan) -> String {
     let opt = |v: &Option<String>| v.as_deref().map_or_else(|| "null".to_owned(), scalar);
@@ -49,6 +51,28 @@ pub fn render(plan: &Plan) -> String {
             out.push_str(&format!("  {key}: {value}\n"));
         }
     }
+    if !plan.approval.signoffs.is_empty() {
+        out.push_str("signoffs:\n");
+        for id in &plan.approval.signoffs {
+            out.push_str(&format!("  - {id}\n"));
+        }
+    }
+    let noted: Vec<(&str, &str)> = plan
+        .decisions
+        .iter()
+        .filter_map(|d| Some((d.id.as_str(), d.note.as_deref()?)))
+        .collect();
+    if !noted.is_empty() {
+        out.push_str("notes:\n");
+        for (id, note) in &noted {
+            let key = scalar(id);
+            if key.chars().count() > MAX_IMPLICIT_KEY {
+                out.push_str(&format!("  ? {key}\n  : {}\n", scalar(note)));
+            } else {
+                out.push_str(&format!("  {key}: {}\n", scalar(note)));
+            }
+        }
+    }
     out.push_str("---\n\n## Answers\n\n");
     for d in &plan.decisions {
         let value = match (d.status, &d.answer) {
@@ -57,6 +81,12 @@ pub fn render(plan: &Plan) -> String {
             _ => "(unanswered)".to_owned(),
         };
         out.push_str(&format!("- {}: {value}\n", d.id));
+    }
+    if !noted.is_empty() {
+        out.push_str("\n## Notes\n\n");
+        for (id, note) in &noted {
+            out.push_str(&format!("- {id}: {}\n", note.replace(['\r', '\n'], " ")));
+        }
     }
     out
 }
@@ -242,5 +272,44 @@ mod tests {
             render(&plan),
             "---\nplan_id: abc123\nplan_title: API Design Decisions\nagent: ceo\nsession: agent:ceo:main\nnotify_session: agent:swe2:main\ncompleted_at: 2026-01-30T01:45:00Z\nanswers:\n  auth-strategy: jwt\n  database: null\n  caching: \"a: b\"\n---\n\n## Answers\n\n- auth-strategy: jwt\n- database: (skipped)\n- caching: a: b\n"
         );
+    }
+
+    #[test]
+    fn notes_and_signoffs_read_back_everywhere() {
+        let mut plan = spec_plan();
+        let hostile = "yes\n---\n# \"x\": 'y' \u{2028} 12:30 ";
+        plan.decisions[0].note = Some(hostile.to_owned());
+        plan.decisions[2].note = Some("on".to_owned());
+        let text = render(&plan);
+        let fm = frontmatter(&text);
+        for schema in [Schema::Yaml11, Schema::Yaml12Core] {
+            let read = read_flat(fm, schema).unwrap();
+            let Some((_, Node::Map(notes))) =
+                read.iter().find(|(k, _)| k.as_str() == Some("notes"))
+            else {
+                panic!("no notes map\n{fm}");
+            };
+            let got: Vec<(Option<&str>, Option<&str>)> = notes
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            let want = vec![
+                (Some(plan.decisions[0].id.as_str()), Some(hostile)),
+                (Some(plan.decisions[2].id.as_str()), Some("on")),
+            ];
+            assert_eq!(got, want, "{schema:?}\n{fm}");
+        }
+        assert!(text.contains("\n## Notes\n\n"), "{text}");
+        plan.approval.signoffs = vec![93533553, 11111111];
+        let text = render(&plan);
+        let map: Mapping = serde_yaml::from_str(frontmatter(&text)).unwrap();
+        let signoffs: Vec<u64> = map
+            .get("signoffs")
+            .and_then(Value::as_sequence)
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_u64)
+            .collect();
+        assert_eq!(signoffs, vec![93533553, 11111111]);
     }
 }

@@ -339,7 +339,7 @@ impl Queue {
                 plan: new_plan,
                 location: Location::Pending,
             };
-            if edit.submits() {
+            if edit.submits() || loaded.plan.status == plan::PlanStatus::Completed {
                 let (plan, notify) = self.complete(&loaded)?;
                 return Ok(Outcome::Completed { plan, notify });
             }

@@ -6,8 +6,8 @@
 //!   `completed_at` is missing or unreadable cannot be placed in time and is left out);
 //! - `decisions`: `answered` and `skipped` are what a person did, `deadline` what the deadline did (answered
 //!   with the default, or skipped), so the three add up to the period's resolved decisions; `custom` is the part
-//!   of `answered` that is free text; `delegated` counts decisions with a `delegated_to` key, which no plan has
-//!   until delegation is built, so it is 0;
+//!   of `answered` that is free text; `delegated` counts decisions delegated to someone (`delegated_to` set; a
+//!   delegation taken back writes `delegated_to: null` and is not counted);
 //! - time to decide: per decision answered by a person, `answered_at` − the plan's `created_at`; per plan,
 //!   `completed_at` − `created_at`. A plan without a readable `created_at` is counted but not timed, and so are
 //!   its decisions. A negative span (clocks out of step) counts as 0;
@@ -230,6 +230,9 @@ pub fn compute(
             .or_insert_with(Tally::default)
             .add(plan_time);
         for d in &plan.decisions {
+            if d.delegated_to.is_some() {
+                decisions.delegated += 1;
+            }
             match Resolution::of(d) {
                 None => continue,
                 Some(Resolution::Deadline) => {

@@ -34,6 +34,7 @@ pub(super) fn plan(
         updated_at: None,
         completed_at: completed.map(str::to_owned),
         timing: Timing::default(),
+        approval: crate::plan::Approval::default(),
         context: String::new(),
         decisions: Vec::new(),
         frontmatter_lines: 0..0,
@@ -57,6 +58,9 @@ pub(super) fn decision(
         answered_by: Some(by.to_owned()),
         allow_custom: true,
         default: Some("a".to_owned()),
+        note: None,
+        delegated_to: None,
+        delegated_by: None,
         context: String::new(),
         options: ["a", "b"]
             .map(|k| DecisionOption {
@@ -393,5 +397,18 @@ fn nearest_rank_percentiles() {
             max: Some(30),
             count: 3
         }
+    );
+}
+
+#[test]
+fn delegated_counts_decisions_with_delegated_to_as_the_daemon_writes_it() {
+    let text = "---\nid: p\ncreated_at: 2026-02-01T10:00:00Z\ncompleted_at: 2026-02-02T10:00:00Z\nstatus: completed\n---\n\
+                ## One\n\nstatus: answered\nanswer: a\nanswered_by: 7\ndelegated_to: 7\ndelegated_by: 8\n\n**Options:**\n- `a` — A\n\n\
+                ## Two\n\nstatus: answered\nanswer: a\nanswered_by: 8\ndelegated_to: null\ndelegated_by: 8\n\n**Options:**\n- `a` — A\n";
+    let p = crate::plan::parse(text, "p").unwrap();
+    let stats = compute(&[p], &[], t(SINCE), t(NOW), &names);
+    assert_eq!(
+        stats.decisions.delegated, 1,
+        "a delegation taken back is not counted"
     );
 }

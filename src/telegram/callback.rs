@@ -6,7 +6,10 @@
 //!
 //! Encoding (`:`-separated, numbers in canonical decimal, hashes in lowercase hex):
 //! `q:<page>`, `o:<ref>`, `c:<ref>`, `s:<ref>:<i>`, `a:<ref>:<i>:<o>:<fp>`, `u:<ref>:<i>:<fp>`,
-//! `k:<ref>:<i>:<fp>`, `r:<ref>`, `x:<ref>`, `f:<ref>`, `n`. The longest is 33 bytes.
+//! `k:<ref>:<i>:<fp>`, `r:<ref>`, `x:<ref>`, `f:<ref>`, `n`, and for people: `m:<ref>:<i>:<fp>` (note),
+//! `d:<ref>:<i>:<fp>` (delegate: pick a person), `g:<ref>:<i>:<user>:<fp>` (delegate to that user id),
+//! `b:<ref>:<i>:<fp>` (take back), `v:<ref>:<fp>` (sign off). The longest is 54 bytes (`g:` with a 20-digit
+//! user id).
 
 use std::fmt;
 
@@ -85,12 +88,39 @@ pub enum Callback {
     Submit { plan: PlanRef },
     /// 📄 Full context: send the plan's file as a document.
     FullContext { plan: PlanRef },
+    /// 💬 Note: ask for a note on the decision; `seen` = fingerprint(decision id).
+    Note {
+        plan: PlanRef,
+        index: u16,
+        seen: String,
+    },
+    /// 👉 Delegate: pick the person to delegate the decision to; `seen` = fingerprint(decision id).
+    DelegateMenu {
+        plan: PlanRef,
+        index: u16,
+        seen: String,
+    },
+    /// Delegate the decision to user `to`; `seen` = fingerprint(decision id).
+    Delegate {
+        plan: PlanRef,
+        index: u16,
+        to: u64,
+        seen: String,
+    },
+    /// ↩️ Take back a delegated decision; `seen` = fingerprint(decision id).
+    TakeBack {
+        plan: PlanRef,
+        index: u16,
+        seen: String,
+    },
+    /// ✅ Sign off; `seen` = fingerprint of every decision's answer as the review showed them.
+    SignOff { plan: PlanRef, seen: String },
     /// The "1/3" position indicator: does nothing.
     Noop,
 }
 
 impl Callback {
-    /// The compact `callback_data` string (at most 33 bytes for well-formed refs).
+    /// The compact `callback_data` string (at most 54 bytes for well-formed refs).
     #[must_use]
     pub fn encode(&self) -> String {
         match self {
@@ -109,6 +139,16 @@ impl Callback {
             Self::Review { plan } => format!("r:{plan}"),
             Self::Submit { plan } => format!("x:{plan}"),
             Self::FullContext { plan } => format!("f:{plan}"),
+            Self::Note { plan, index, seen } => format!("m:{plan}:{index}:{seen}"),
+            Self::DelegateMenu { plan, index, seen } => format!("d:{plan}:{index}:{seen}"),
+            Self::Delegate {
+                plan,
+                index,
+                to,
+                seen,
+            } => format!("g:{plan}:{index}:{to}:{seen}"),
+            Self::TakeBack { plan, index, seen } => format!("b:{plan}:{index}:{seen}"),
+            Self::SignOff { plan, seen } => format!("v:{plan}:{seen}"),
             Self::Noop => "n".to_owned(),
         }
     }
@@ -159,6 +199,31 @@ impl Callback {
             ["f", plan] => Self::FullContext {
                 plan: plan_field(plan)?,
             },
+            ["m", plan, index, seen] => Self::Note {
+                plan: plan_field(plan)?,
+                index: number(index)?,
+                seen: hex(seen, FINGERPRINT_LEN)?,
+            },
+            ["d", plan, index, seen] => Self::DelegateMenu {
+                plan: plan_field(plan)?,
+                index: number(index)?,
+                seen: hex(seen, FINGERPRINT_LEN)?,
+            },
+            ["g", plan, index, to, seen] => Self::Delegate {
+                plan: plan_field(plan)?,
+                index: number(index)?,
+                to: user_id(to)?,
+                seen: hex(seen, FINGERPRINT_LEN)?,
+            },
+            ["b", plan, index, seen] => Self::TakeBack {
+                plan: plan_field(plan)?,
+                index: number(index)?,
+                seen: hex(seen, FINGERPRINT_LEN)?,
+            },
+            ["v", plan, seen] => Self::SignOff {
+                plan: plan_field(plan)?,
+                seen: hex(seen, FINGERPRINT_LEN)?,
+            },
             ["n"] => Self::Noop,
             _ => return None,
         };
@@ -170,6 +235,12 @@ impl Callback {
 fn number(s: &str) -> Option<u16> {
     let canonical =
         !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && (s == "0" || !s.starts_with('0'));
+    if canonical { s.parse().ok() } else { None }
+}
+
+/// Canonical decimal user id: digits only, no leading zero, not 0.
+fn user_id(s: &str) -> Option<u64> {
+    let canonical = !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && !s.starts_with('0');
     if canonical { s.parse().ok() } else { None }
 }
 
@@ -214,11 +285,39 @@ mod tests {
             Callback::Skip {
                 plan: plan(),
                 index: n,
-                seen,
+                seen: seen.clone(),
             },
             Callback::Review { plan: plan() },
             Callback::Submit { plan: plan() },
             Callback::FullContext { plan: plan() },
+            Callback::Note {
+                plan: plan(),
+                index: n,
+                seen: seen.clone(),
+            },
+            Callback::DelegateMenu {
+                plan: plan(),
+                index: n,
+                seen: seen.clone(),
+            },
+            Callback::Delegate {
+                plan: plan(),
+                index: n,
+                to: u64::MAX,
+                seen: seen.clone(),
+            },
+            Callback::Delegate {
+                plan: plan(),
+                index: n,
+                to: 1,
+                seen: seen.clone(),
+            },
+            Callback::TakeBack {
+                plan: plan(),
+                index: n,
+                seen: seen.clone(),
+            },
+            Callback::SignOff { plan: plan(), seen },
             Callback::Noop,
         ]
     }
@@ -242,7 +341,7 @@ mod tests {
                 &fingerprint(&[&long_id, "k", "label"]),
             ) {
                 let data = callback.encode();
-                assert!(data.len() <= 33, "{data} is {} bytes", data.len());
+                assert!(data.len() <= 54, "{data} is {} bytes", data.len());
                 assert_eq!(Callback::decode(&data), Some(callback), "{data}");
             }
         }
@@ -291,6 +390,14 @@ mod tests {
             "x:0123456789ab:",
             "f:0123456789ab:1",
             "f:",
+            "g:0123456789ab:1:0:abcdef",
+            "g:0123456789ab:1:007:abcdef",
+            "g:0123456789ab:1:18446744073709551616:abcdef",
+            "g:0123456789ab:1:-5:abcdef",
+            "v:0123456789ab",
+            "v:0123456789ab:1:abcdef",
+            "m:0123456789ab:1",
+            "b:0123456789ab:abcdef",
         ];
         for data in bad {
             assert_eq!(Callback::decode(data), None, "{data:?}");
@@ -316,7 +423,7 @@ mod tests {
         }
 
         #[test]
-        fn decode_of_forged_data_is_canonical(s in "[qocsaukrxfn]:[0-9a-f:]{0,40}") {
+        fn decode_of_forged_data_is_canonical(s in "[qocsaukrxfnmdgbv]:[0-9a-f:]{0,50}") {
             if let Some(callback) = Callback::decode(&s) {
                 prop_assert_eq!(callback.encode(), s);
             }

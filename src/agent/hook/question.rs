@@ -56,6 +56,8 @@ pub fn plan_spec(input: &HookInput, options: &PlanOptions) -> PlanSpec {
         remind_every: None,
         escalate_after: None,
         escalate_to: Vec::new(),
+        approvers: Vec::new(),
+        require: None,
         decisions: vec![DecisionSpec {
             id: Some(DECISION_ID.to_owned()),
             title: format!("Allow {}?", one_line(&input.tool_name)),

@@ -60,7 +60,7 @@ fn errors_name_the_place_and_the_reason() {
     assert_eq!(
         error(r#"{"title": "T", "colour": "red", "decisions": []}"#),
         "1:23: unknown field `colour`, expected one of `id`, `title`, `tag`, `priority`, `agent`, `session`, \
-         `notify_session`, `context`, `deadline`, `on_deadline`, `remind_every`, `escalate_after`, `escalate_to`, `decisions`"
+         `notify_session`, `context`, `deadline`, `on_deadline`, `remind_every`, `escalate_after`, `escalate_to`, `approvers`, `require`, `decisions`"
     );
     assert_eq!(
         error(
@@ -188,6 +188,8 @@ proptest::proptest! {
             remind_every: None,
             escalate_after: None,
             escalate_to: Vec::new(),
+            approvers: Vec::new(),
+            require: None,
             decisions: vec![DecisionSpec {
                 id: Some("d".into()),
                 title: title.clone(),
@@ -203,4 +205,37 @@ proptest::proptest! {
         proptest::prop_assert_eq!(plan.title.as_str(), title.trim());
         proptest::prop_assert_eq!(plan.decisions[0].title.as_str(), title.trim());
     }
+}
+
+#[test]
+fn approvers_and_require_are_written_and_read_back() {
+    let spec = from_json(
+        r#"{"title": "T", "approvers": ["alice", 11111111], "require": 2,
+            "decisions": [{"title": "A", "options": [{"key": "a"}]}]}"#,
+    )
+    .unwrap();
+    validate(&spec).unwrap();
+    let text = render(&spec, "x", NOW);
+    assert!(
+        text.contains("approvers: [alice, 11111111]\nrequire: 2\n"),
+        "{text}"
+    );
+    let plan = crate::plan::parse(&text, "x").unwrap();
+    assert_eq!(plan.approval.approvers, ["alice", "11111111"]);
+    assert_eq!(plan.approval.require, 2);
+    let error = |json: &str| validate(&from_json(json).unwrap()).unwrap_err();
+    assert_eq!(
+        error(
+            r#"{"title": "T", "approvers": ["alice"], "require": 2, "decisions": [{"title": "A"}]}"#
+        ),
+        "require: 2 sign-offs needs at least 2 approvers (approvers names 1)"
+    );
+    assert_eq!(
+        error(r#"{"title": "T", "require": 0, "decisions": [{"title": "A"}]}"#),
+        "require: must be at least 1"
+    );
+    assert_eq!(
+        error(r#"{"title": "T", "approvers": [" "], "decisions": [{"title": "A"}]}"#),
+        "approvers[0]: must not be empty"
+    );
 }

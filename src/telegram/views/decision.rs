@@ -8,12 +8,12 @@ use crate::telegram::render::{Block, excerpt, render};
 use super::layout::{
     Caps, Draft, MAX_BUTTONS, code_line, fit, fit_first, index16, letter, line, pref, rows_of,
 };
-use super::{Button, View, full_context};
+use super::{Button, View, Viewer, full_context};
 
-/// Most option buttons: the keyboard also has the navigation row (3), Custom + Skip, Full context and
-/// Back to Plan.
+/// Most option buttons: the keyboard also has the navigation row (3), Custom + Skip, Note + Delegate (or
+/// Take back), Full context and Back to Plan.
 const MAX_OPTION_BUTTONS: usize = 90;
-const _: () = assert!(MAX_OPTION_BUTTONS + 7 <= MAX_BUTTONS);
+const _: () = assert!(MAX_OPTION_BUTTONS + 9 <= MAX_BUTTONS);
 /// Caps of the after-answer line, which is drawn before the view it heads knows its budget.
 const CONFIRM_TITLE: usize = 64;
 const CONFIRM_ANSWER: usize = 200;
@@ -40,11 +40,29 @@ pub fn decision_at(
     confirm: Option<&str>,
     now: chrono::DateTime<chrono::Utc>,
 ) -> View {
+    decision_view(plan, index, confirm, now, &Viewer::default())
+}
+
+/// [`decision`] as `viewer` sees it: names instead of user ids (`answered by alice`), `👉 Delegate` when
+/// there is someone to delegate to (`↩️ Take back` once delegated), and for a delegate only what concerns
+/// their decision (no navigation, no way back to the whole plan).
+#[must_use]
+pub fn decision_for(plan: &Plan, index: usize, confirm: Option<&str>, viewer: &Viewer) -> View {
+    decision_view(plan, index, confirm, chrono::Utc::now(), viewer)
+}
+
+fn decision_view(
+    plan: &Plan,
+    index: usize,
+    confirm: Option<&str>,
+    now: chrono::DateTime<chrono::Utc>,
+    viewer: &Viewer,
+) -> View {
     let Some(d) = plan.decisions.get(index) else {
-        return super::plan_at(plan, now);
+        return super::plan_view::plan_view(plan, now, viewer);
     };
     let context = render(&d.context);
-    let body = |caps: Caps| decision_text(plan, index, d, &context, caps, now);
+    let body = |caps: Caps| decision_text(plan, index, d, &context, caps, now, viewer);
     let draft = confirm
         .and_then(|header| {
             fit_first(|caps| {
@@ -56,7 +74,7 @@ pub fn decision_at(
             })
         })
         .unwrap_or_else(|| fit(body));
-    View::new(draft.text, keyboard(plan, index, d, draft.cut))
+    View::new(draft.text, keyboard(plan, index, d, draft.cut, viewer))
 }
 
 fn decision_text(
@@ -66,6 +84,7 @@ fn decision_text(
     context: &[Block],
     caps: Caps,
     now: chrono::DateTime<chrono::Utc>,
+    viewer: &Viewer,
 ) -> Draft {
     let mut text = format!(
         "*{}/{}* · {}",
@@ -136,6 +155,7 @@ fn decision_text(
     } else if d.allow_custom {
         notes.push("_✏️ Custom answers allowed_".to_owned());
     }
+    notes.extend(people_lines(d, caps, viewer));
     for note in notes {
         text.push_str(&format!("\n\n{note}"));
     }
@@ -145,7 +165,40 @@ fn decision_text(
     }
 }
 
-fn keyboard(plan: &Plan, index: usize, d: &Decision, cut: bool) -> Vec<Vec<Button>> {
+/// Who answered (by name), who it is delegated to, and the note, as lines of the decision view.
+fn people_lines(d: &Decision, caps: Caps, viewer: &Viewer) -> Vec<String> {
+    let mut lines = Vec::new();
+    if d.status != DecisionStatus::Pending
+        && let Some(who) = d.answered_by.as_deref()
+    {
+        lines.push(format!(
+            "_answered by {}_",
+            line(&viewer.name(who), caps.label)
+        ));
+    }
+    if let Some(to) = d.delegated_to {
+        let by = d
+            .delegated_by
+            .map(|by| format!(" by {}", line(&viewer.name_of(by), caps.label)))
+            .unwrap_or_default();
+        lines.push(format!(
+            "👉 Delegated to {}{by}",
+            line(&viewer.name_of(to), caps.label)
+        ));
+    }
+    if let Some(note) = &d.note {
+        lines.push(format!("💬 _Note:_ {}", line(note, caps.label)));
+    }
+    lines
+}
+
+fn keyboard(
+    plan: &Plan,
+    index: usize,
+    d: &Decision,
+    cut: bool,
+    viewer: &Viewer,
+) -> Vec<Vec<Button>> {
     let plan_ref = pref(plan);
     let total = plan.decisions.len();
     let mut keyboard = Vec::new();
@@ -174,13 +227,17 @@ fn keyboard(plan: &Plan, index: usize, d: &Decision, cut: bool) -> Vec<Vec<Butto
         };
         nav.push(Button::new("Next ➡️", show));
     }
-    keyboard.push(nav);
+    if viewer.approves() {
+        keyboard.push(nav);
+    }
 
     let Some(index) = index16(index) else {
         if cut {
             keyboard.push(vec![full_context(plan)]);
         }
-        keyboard.push(vec![back_to_plan(plan)]);
+        if viewer.approves() {
+            keyboard.push(vec![back_to_plan(plan)]);
+        }
         return keyboard;
     };
     let chosen = d
@@ -216,18 +273,44 @@ fn keyboard(plan: &Plan, index: usize, d: &Decision, cut: bool) -> Vec<Vec<Butto
         seen: seen.clone(),
     };
     let skip = Callback::Skip {
-        plan: plan_ref,
+        plan: plan_ref.clone(),
         index,
-        seen,
+        seen: seen.clone(),
     };
     keyboard.push(vec![
         Button::new("✏️ Custom", custom),
         Button::new("⏭️ Skip", skip),
     ]);
+    let note = Callback::Note {
+        plan: plan_ref.clone(),
+        index,
+        seen: seen.clone(),
+    };
+    let mut people = vec![Button::new("💬 Note", note)];
+    if viewer.approves() {
+        if d.delegated_to.is_some() {
+            let back = Callback::TakeBack {
+                plan: plan_ref,
+                index,
+                seen,
+            };
+            people.push(Button::new("↩️ Take back", back));
+        } else if !viewer.delegates.is_empty() {
+            let menu = Callback::DelegateMenu {
+                plan: plan_ref,
+                index,
+                seen,
+            };
+            people.push(Button::new("👉 Delegate", menu));
+        }
+    }
+    keyboard.push(people);
     if cut {
         keyboard.push(vec![full_context(plan)]);
     }
-    keyboard.push(vec![back_to_plan(plan)]);
+    if viewer.approves() {
+        keyboard.push(vec![back_to_plan(plan)]);
+    }
     keyboard
 }
 

@@ -177,3 +177,57 @@ fn empty_and_blank_strings() {
         assert_within_limits(&view);
     }
 }
+
+#[test]
+fn people_views_stay_within_limits() {
+    let mut plan = hostile_plan();
+    plan.approval.require = 3;
+    plan.approval.signoffs = vec![1, 2];
+    for (i, d) in plan.decisions.iter_mut().enumerate() {
+        d.note = Some(nasty(i, 5000));
+        d.answered_by = Some(format!("{}", i % 3 + 1));
+        d.status = crate::plan::DecisionStatus::Answered;
+        d.answer = Some(d.options[0].key.clone());
+        d.delegated_to = (i % 2 == 0).then_some(2);
+        d.delegated_by = Some(1);
+    }
+    let names: Vec<(u64, String)> = (1..=90).map(|id| (id, nasty(id as usize, 300))).collect();
+    let approver = Viewer {
+        names: names.clone(),
+        only: None,
+        delegates: (2..=90).collect(),
+    };
+    let delegate = Viewer {
+        names,
+        only: Some(vec![0, 2]),
+        delegates: Vec::new(),
+    };
+    for viewer in [&approver, &delegate, &Viewer::default()] {
+        let mut views = vec![
+            plan_for(&plan, viewer),
+            review_for(&plan, None, viewer),
+            review_for(&plan, Some(&after_answer(&plan.decisions[0])), viewer),
+        ];
+        for i in 0..plan.decisions.len() {
+            views.push(decision_for(&plan, i, None, viewer));
+            views.push(decision_for(&plan, i, Some("👉 Delegated to *x*"), viewer));
+            views.push(delegate_picker(&plan, i, viewer));
+            views.push(note_prompt(&plan, i));
+        }
+        for view in &views {
+            assert_within_limits(view);
+        }
+    }
+    // A delegate's view has no navigation and no way to the rest of the plan.
+    let theirs = decision_for(&plan, 0, None, &delegate);
+    assert!(
+        theirs.buttons().all(|b| !matches!(
+            b.data,
+            Callback::Show { .. } | Callback::Open { .. } | Callback::Review { .. }
+        )),
+        "{theirs:?}"
+    );
+    let review = review_for(&plan, None, &approver);
+    assert!(review.buttons().any(|b| b.text == "✅ Sign off (2/3)"));
+    assert!(!review.buttons().any(|b| b.text == "📤 Submit"));
+}

@@ -22,6 +22,7 @@ mod announce;
 mod decision;
 mod layout;
 mod notice;
+mod people;
 mod plan_view;
 mod queue;
 mod review;
@@ -33,14 +34,51 @@ use crate::telegram::callback::Callback;
 use crate::telegram::markdown_check::parse_markdown_v2;
 
 pub use announce::{announcement, announcement_burst, startup_summary};
-pub use decision::{after_answer, custom_prompt, decision, decision_at};
+pub use decision::{after_answer, custom_prompt, decision, decision_at, decision_for};
 pub use layout::{MAX_BUTTON_TEXT, MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_TEXT};
 pub use notice::{PLAN_GONE_ALERT, help, not_found, problem};
-pub use plan_view::{file_caption, plan, plan_at};
+pub use people::{delegate_picker, note_prompt};
+pub use plan_view::{file_caption, plan, plan_at, plan_for};
 pub use queue::{QUEUE_PAGE_SIZE, queue, queue_at, queue_with_dashboard};
-pub use review::{completion, review};
+pub use review::{completion, review, review_for, sign_off_label};
 pub use stats::{chart_caption, digest, stats};
 pub use time::{Nudge, deadline_submitted, due_line, due_text, nudge, nudge_burst, span};
+
+/// Who a view is drawn for: the names of user ids (config `people`), and what this person may do on the plan.
+/// `Viewer::default()` is an approver of a plan with nobody named and nobody to delegate to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Viewer {
+    /// User id → name, for `answered by alice` (ids without a name are shown as ids).
+    pub names: Vec<(u64, String)>,
+    /// A delegate: only these decisions (indices) are theirs, and no plan-wide button is drawn.
+    pub only: Option<Vec<usize>>,
+    /// The people this viewer may delegate a decision to (`👉 Delegate` only when there is someone).
+    pub delegates: Vec<u64>,
+}
+
+impl Viewer {
+    /// How a user id (as written in a file) is shown: its name, else as written.
+    #[must_use]
+    pub fn name(&self, who: &str) -> String {
+        let id: Option<u64> = who.trim().parse().ok();
+        self.names
+            .iter()
+            .find(|(n, _)| Some(*n) == id)
+            .map_or_else(|| who.trim().to_owned(), |(_, name)| name.clone())
+    }
+
+    /// [`Viewer::name`] of a user id.
+    #[must_use]
+    pub fn name_of(&self, user: u64) -> String {
+        self.name(&user.to_string())
+    }
+
+    /// True when this viewer may take plan-wide actions (an approver).
+    #[must_use]
+    pub fn approves(&self) -> bool {
+        self.only.is_none()
+    }
+}
 
 /// One inline keyboard button.
 #[derive(Debug, Clone, PartialEq, Eq)]

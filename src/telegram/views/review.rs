@@ -7,7 +7,8 @@ use super::layout::{
     Caps, Draft, MAX_DECISION_BUTTONS, button_text, code_line, fit, fit_first, index16, line, pref,
     to_queue,
 };
-use super::{Button, View};
+use super::{Button, View, Viewer};
+use crate::actions::seen;
 
 /// `📋 *Title*`, `✅ 2 answered · ⏭️ 1 skipped` (`· ⬜ n pending` when any), a hint; buttons
 /// `1. ✓ Title` / `2. ⏭️ Title` / `3. ⬜ Title` (one per row, to the decision), `📤 Submit` only when
@@ -15,9 +16,19 @@ use super::{Button, View};
 /// heads the message; it is dropped if it would break it.
 #[must_use]
 pub fn review(plan: &Plan, confirm: Option<&str>) -> View {
+    review_for(plan, confirm, &Viewer::default())
+}
+
+/// [`review`] as `viewer` sees it: notes, and on a plan that needs sign-offs who signed (by name) and
+/// `✅ Sign off (k/N)` instead of `📤 Submit`. A delegate sees the decision delegated to them instead.
+#[must_use]
+pub fn review_for(plan: &Plan, confirm: Option<&str>, viewer: &Viewer) -> View {
+    if let Some(&first) = viewer.only.as_ref().and_then(|only| only.first()) {
+        return super::decision_for(plan, first, confirm, viewer);
+    }
     let total = plan.decisions.len();
     let listed = total.min(MAX_DECISION_BUTTONS);
-    let body = |caps: Caps| Draft::from(review_text(plan, listed, caps));
+    let body = |caps: Caps| Draft::from(review_text(plan, listed, caps, viewer));
     let text = confirm
         .and_then(|header| {
             fit_first(|caps| Draft::from(format!("{header}\n\n{}", body(caps).text)))
@@ -47,10 +58,7 @@ pub fn review(plan: &Plan, confirm: Option<&str>) -> View {
         })
         .collect();
     if plan.remaining() == 0 {
-        keyboard.push(vec![Button::new(
-            "📤 Submit",
-            Callback::Submit { plan: pref(plan) },
-        )]);
+        keyboard.push(vec![submit_button(plan)]);
     }
     keyboard.push(vec![Button::new(
         "↩️ Back",
@@ -59,7 +67,30 @@ pub fn review(plan: &Plan, confirm: Option<&str>) -> View {
     View::new(text, keyboard)
 }
 
-fn review_text(plan: &Plan, listed: usize, caps: Caps) -> String {
+/// `📤 Submit`, or on a plan that needs sign-offs `✅ Sign off (k/N)` carrying the answers it approves.
+pub(super) fn submit_button(plan: &Plan) -> Button {
+    if plan.approval.needs_signoffs() {
+        let data = Callback::SignOff {
+            plan: pref(plan),
+            seen: seen::of_answers(plan),
+        };
+        Button::new(sign_off_label(plan), data)
+    } else {
+        Button::new("📤 Submit", Callback::Submit { plan: pref(plan) })
+    }
+}
+
+/// `✅ Sign off (1/2)`: the sign-offs so far and how many the plan needs.
+#[must_use]
+pub fn sign_off_label(plan: &Plan) -> String {
+    format!(
+        "✅ Sign off ({}/{})",
+        plan.approval.signoffs.len(),
+        plan.approval.require
+    )
+}
+
+fn review_text(plan: &Plan, listed: usize, caps: Caps, viewer: &Viewer) -> String {
     let mut counts = vec![format!("✅ {} answered", plan.answered())];
     let skipped = plan.count(DecisionStatus::Skipped);
     if skipped > 0 {
@@ -69,7 +100,9 @@ fn review_text(plan: &Plan, listed: usize, caps: Caps) -> String {
     if pending > 0 {
         counts.push(format!("⬜ {pending} pending"));
     }
-    let hint = if pending == 0 {
+    let hint = if pending == 0 && plan.approval.needs_signoffs() {
+        "_Tap to edit, or sign off\\._"
+    } else if pending == 0 {
         "_Tap to edit, or submit\\._"
     } else {
         "_Tap to answer or edit; Submit appears once nothing is pending\\._"
@@ -79,6 +112,40 @@ fn review_text(plan: &Plan, listed: usize, caps: Caps) -> String {
         line(&plan.title, caps.title),
         counts.join(" · ")
     );
+    let notes: Vec<String> = plan
+        .decisions
+        .iter()
+        .take(caps.items)
+        .filter_map(|d| {
+            let note = d.note.as_deref()?;
+            Some(format!(
+                "💬 {}: {}",
+                line(&d.title, caps.title),
+                line(note, caps.label)
+            ))
+        })
+        .collect();
+    if !notes.is_empty() {
+        text.push_str(&format!("\n\n{}", notes.join("\n")));
+    }
+    if plan.approval.needs_signoffs() {
+        let signed: Vec<String> = plan
+            .approval
+            .signoffs
+            .iter()
+            .map(|id| line(&viewer.name_of(*id), caps.label))
+            .collect();
+        let who = if signed.is_empty() {
+            "nobody yet".to_owned()
+        } else {
+            signed.join(", ")
+        };
+        text.push_str(&format!(
+            "\n\n✍️ Sign\\-offs {}/{}: {who}",
+            plan.approval.signoffs.len(),
+            plan.approval.require
+        ));
+    }
     let total = plan.decisions.len();
     if listed < total {
         text.push_str(&format!(

@@ -218,3 +218,49 @@ fn markdown_contexts() {
     );
     snap("rich_decision_long", &view);
 }
+
+#[test]
+fn people() {
+    let mut plan = spec_plan();
+    answer(&mut plan, 0, "jwt");
+    answer(&mut plan, 1, "postgresql");
+    answer(&mut plan, 2, "redis");
+    plan.decisions[0].answered_by = Some("93533553".into());
+    plan.decisions[1].answered_by = Some("11111111".into());
+    plan.decisions[1].delegated_to = Some(11111111);
+    plan.decisions[1].delegated_by = Some(93533553);
+    plan.decisions[0].note = Some("Short-lived tokens:\nrotate weekly".into());
+    plan.approval.require = 2;
+    plan.approval.signoffs = vec![93533553];
+    let names = vec![(93533553, "alice".to_owned()), (11111111, "bob".to_owned())];
+    let alice = Viewer {
+        names: names.clone(),
+        only: None,
+        delegates: vec![11111111, 22222222],
+    };
+    let bob = Viewer {
+        names,
+        only: Some(vec![1]),
+        delegates: Vec::new(),
+    };
+    snap(
+        "people_decision_noted",
+        &decision_for(&plan, 0, None, &alice),
+    );
+    snap(
+        "people_decision_delegated",
+        &decision_for(&plan, 1, None, &alice),
+    );
+    snap(
+        "people_decision_as_delegate",
+        &decision_for(
+            &plan,
+            1,
+            Some("👉 *alice* delegated this decision to you"),
+            &bob,
+        ),
+    );
+    snap("people_delegate_picker", &delegate_picker(&plan, 2, &alice));
+    snap("people_review_sign_off", &review_for(&plan, None, &alice));
+    snap("people_note_prompt", &note_prompt(&plan, 0));
+}
