@@ -108,6 +108,31 @@ fn json_has_exactly_the_design_keys_and_figures() {
 }
 
 #[test]
+fn people_from_the_config_name_the_persons() {
+    let q = queue();
+    let home = q.root().join(".arbiter");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(
+        home.join("config.json"),
+        r#"{"telegram": {"token": "1:x", "allowedUsers": [93533553, 42]}, "people": {"alice": 93533553}}"#,
+    )
+    .unwrap();
+    let out = Arbiter::new(&q)
+        .args(&["stats", "--since", "2026-02-01", "--json"])
+        .run();
+    assert_eq!((out.code, out.stderr.as_str()), (Some(0), ""));
+    let got: Value = serde_json::from_str(&out.stdout).unwrap();
+    // A named user by name, an unnamed one by id.
+    assert_eq!(
+        got["by_person"],
+        json!({
+            "42": {"count": 1, "p50_seconds": 3600},
+            "alice": {"count": 2, "p50_seconds": 1800}
+        })
+    );
+}
+
+#[test]
 fn the_table_shows_the_same_figures() {
     let q = queue();
     let out = Arbiter::new(&q)

@@ -173,6 +173,63 @@ async fn stats_sends_the_figures_and_a_chart_photo() {
     assert_eq!(theirs, ["⛔ This bot is private."]);
 }
 
+/// A second allowed user, who is no approver of the private plan below.
+const BOB: i64 = 11_111_111;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stats_name_people_and_count_only_the_plans_each_user_may_see() {
+    let now = Utc::now();
+    let q = stats_queue(now);
+    let h = chrono::Duration::hours;
+    // One more completed plan that only ada (the owner) approves: Bob's figures leave it out.
+    completed(
+        &q,
+        "ceo-private.md",
+        &plan(
+            &format!(
+                "id: private\nagent: ceo\nstatus: completed\napprovers: [ada]\ncreated_at: {}\ncompleted_at: {}",
+                stamp(now - h(3)),
+                stamp(now - h(1))
+            ),
+            &[("d1", "answered", "a", stamp(now - h(2)), OWNER.to_string())],
+        ),
+    );
+    let fake = FakeBot::start().await.unwrap();
+    let mut s = settings(&fake, &q);
+    s.allowed_users = vec![OWNER as u64, BOB as u64];
+    s.people = vec![("ada".to_owned(), OWNER as u64)];
+    let d = Running::start_with(fake, q, s).await;
+    d.wait_message(|m| m.plain.starts_with("📋 1 plan waiting"))
+        .await;
+    d.fake.send_text(OWNER, "/stats");
+    let ada = d.wait_message(|m| m.plain.starts_with("📊 Stats")).await;
+    assert!(
+        ada.plain.contains("✅ 3 plans completed\n"),
+        "{}",
+        ada.plain
+    );
+    assert!(ada.plain.contains("By person\n• ada: 4 "), "{}", ada.plain);
+    d.fake.send_text(BOB, "/stats");
+    let bobs = |f: &FakeBot| {
+        f.messages(BOB)
+            .iter()
+            .any(|m| m.from_bot() && m.plain.starts_with("📊 Stats"))
+    };
+    assert!(d.fake.wait_until(bobs, WAIT).await, "{}", d.transcript());
+    let bob = d
+        .fake
+        .messages(BOB)
+        .into_iter()
+        .find(|m| m.from_bot() && m.plain.starts_with("📊 Stats"))
+        .unwrap();
+    assert!(
+        bob.plain.contains("✅ 2 plans completed\n"),
+        "{}",
+        bob.plain
+    );
+    assert!(bob.plain.contains("By person\n• ada: 3 "), "{}", bob.plain);
+}
+
 /// A digest message in `f`'s owner chat.
 fn digests(f: &FakeBot) -> Vec<SentMessage> {
     f.messages(OWNER)

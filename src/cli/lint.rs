@@ -3,19 +3,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::actions::Access;
-use crate::config::{self, Config};
 use crate::queue::{self, Location, StoreError};
 
-use super::exit;
-
-/// Who the daemon may talk to, when this machine's config can be read (else the checks that need it are left
-/// out: an agent's machine may have no config).
-fn configured_access() -> Option<Access> {
-    let home = config::arbiter_home(&config::process_env).ok()?;
-    let cfg = Config::load(&config::config_file(&home), &config::process_env).ok()?;
-    Some(Access::new(cfg.telegram.allowed_users.iter().copied()).with_people(cfg.people))
-}
+use super::{configured_access, exit};
 
 pub fn run(files: &[PathBuf]) -> ExitCode {
     let access = configured_access();

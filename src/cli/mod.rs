@@ -180,6 +180,18 @@ fn fail(e: &AgentError) -> ExitCode {
 }
 
 /// The queue the agent commands use (see [`agent::resolve_queue_dir`]); missing folders are created.
+/// Who the daemon may talk to and their names, when this machine's config can be read (else what needs it is
+/// left out: an agent's machine may have no config).
+fn configured_access() -> Option<crate::actions::Access> {
+    use crate::config::{self, Config};
+    let home = config::arbiter_home(&config::process_env).ok()?;
+    let cfg = Config::load(&config::config_file(&home), &config::process_env).ok()?;
+    Some(
+        crate::actions::Access::new(cfg.telegram.allowed_users.iter().copied())
+            .with_people(cfg.people),
+    )
+}
+
 fn open_queue(flag: Option<&Path>) -> Result<Queue, AgentError> {
     let dir = agent::resolve_queue_dir(flag, &crate::config::process_env)?;
     Ok(Queue::open(dir, true)?)

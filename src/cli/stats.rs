@@ -32,14 +32,14 @@ pub fn run(queue: Option<&Path>, since: Option<&str>, json: bool) -> Result<Exit
             })
             .collect::<Vec<_>>()
     };
-    // No `people` config yet: a person is shown by their Telegram user id.
-    let stats = stats::compute(
-        &plans(completed),
-        &plans(pending),
-        since,
-        now,
-        &str::to_owned,
-    );
+    // A person is shown by their name from the config's `people` when this machine has a config, else by id.
+    let access = super::configured_access();
+    let name = |who: &str| {
+        access
+            .as_ref()
+            .map_or_else(|| who.to_owned(), |a| a.display(who))
+    };
+    let stats = stats::compute(&plans(completed), &plans(pending), since, now, &name);
     if json {
         super::print_json(&stats)?;
     } else {

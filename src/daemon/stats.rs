@@ -41,14 +41,18 @@ async fn visible_plans(ctx: &Ctx, user: u64) -> Result<(Vec<Plan>, Vec<Plan>), S
         })?
 }
 
-/// A person is shown by their Telegram user id (as in `arbiter stats`).
+/// A person is shown by their name from `people`, else by user id (as in `arbiter stats`).
 fn figures(
+    ctx: &Ctx,
     completed: &[Plan],
     pending: &[Plan],
     since: DateTime<Utc>,
     now: DateTime<Utc>,
 ) -> Stats {
-    stats::compute(completed, pending, since, now, &str::to_owned)
+    let access = ctx.actions.access();
+    stats::compute(completed, pending, since, now, &|who: &str| {
+        access.display(who)
+    })
 }
 
 /// `/stats`: the summary as text, then the chart as a photo.
@@ -68,7 +72,7 @@ pub async fn send_stats(ctx: &Ctx, chat: ChatId, user: u64) {
     };
     let now = Utc::now();
     let since = now - chrono::Duration::days(i64::from(STATS_DAYS));
-    let summary = figures(&completed, &pending, since, now);
+    let summary = figures(ctx, &completed, &pending, since, now);
     if let Err(e) = ctx
         .api
         .send(
@@ -105,10 +109,10 @@ pub async fn digest_view(ctx: &Ctx, user: u64, today: NaiveDate) -> Result<View,
         .digest
         .as_ref()
         .map_or_else(|| ctx.timezone.clone(), |d| d.tz().clone());
-    let queue_now = figures(&[], &pending, now, now);
+    let queue_now = figures(ctx, &[], &pending, now, now);
     let yesterday = today.pred_opt().unwrap_or(today);
     let Some((start, end)) = crate::digest::day_before(today, &tz) else {
-        let nothing = figures(&[], &[], now, now);
+        let nothing = figures(ctx, &[], &[], now, now);
         return Ok(views::digest(&queue_now, yesterday, &nothing));
     };
     let that_day: Vec<Plan> = completed
@@ -123,6 +127,6 @@ pub async fn digest_view(ctx: &Ctx, user: u64, today: NaiveDate) -> Result<View,
     Ok(views::digest(
         &queue_now,
         yesterday,
-        &figures(&that_day, &[], start, now),
+        &figures(ctx, &that_day, &[], start, now),
     ))
 }
