@@ -3,6 +3,7 @@
 //! tap never waits behind them, and bursts are folded into one message (Telegram allows ~1 message/s per chat).
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use teloxide::types::ChatId;
@@ -10,7 +11,7 @@ use tokio::sync::mpsc;
 
 use crate::plan::{Plan, Priority};
 use crate::queue::watcher::{Changed, Signals};
-use crate::queue::{Problem, Scan};
+use crate::queue::{Loaded, Problem, Scan};
 use crate::telegram::views;
 
 use super::api::Patience;
@@ -28,11 +29,12 @@ const EVENT_SETTLE: Duration = Duration::from_millis(5);
 /// What the announcer task is asked to send.
 #[derive(Debug)]
 pub enum Notice {
-    Startup(Vec<Plan>),
-    New(Vec<Plan>),
+    /// Shared with the store's cache and the snapshot: a notice about thousands of plans copies none.
+    Startup(Vec<Arc<Loaded>>),
+    New(Vec<Arc<Loaded>>),
     Problem(Problem),
     /// `remind_every` passed (folded with other announcements in a burst, like new plans).
-    Reminder(Plan),
+    Reminder(Arc<Loaded>),
     /// `escalate_after` passed: the plan goes to these users.
     Escalated(Plan, Vec<u64>),
     /// The deadline submitted the plan.
@@ -87,22 +89,22 @@ pub async fn look(ctx: &Ctx, changed: Changed, notices: &mpsc::UnboundedSender<N
     let new = absorb(ctx, scan, notices);
     if !new.is_empty() {
         for p in &new {
-            tracing::info!(plan = %p.id, priority = %p.priority, "new plan");
+            tracing::info!(plan = %p.plan.id, priority = %p.plan.priority, "new plan");
         }
         let _ = notices.send(Notice::New(new));
     }
 }
 
 /// Takes a scan into the snapshot and reports settled problems; returns the plans never seen before.
-fn absorb(ctx: &Ctx, mut scan: Scan, notices: &mpsc::UnboundedSender<Notice>) -> Vec<Plan> {
+fn absorb(ctx: &Ctx, mut scan: Scan, notices: &mpsc::UnboundedSender<Notice>) -> Vec<Arc<Loaded>> {
     ctx.admit(&mut scan);
-    let new: Vec<Plan> = {
+    let new: Vec<Arc<Loaded>> = {
         let mut announced = ctx.state.lock_announced();
         scan.plans
             .iter()
             // `contains` first: a rescan of a large queue should not copy every id it has already seen.
             .filter(|l| !announced.contains(&l.plan.id) && announced.insert(l.plan.id.clone()))
-            .map(|l| l.plan.clone())
+            .cloned()
             .collect()
     };
     for p in problems_to_warn(&ctx.state, &scan.problems, Instant::now(), PROBLEM_SETTLE) {
@@ -116,7 +118,7 @@ fn absorb(ctx: &Ctx, mut scan: Scan, notices: &mpsc::UnboundedSender<Notice>) ->
 /// Sends notices to every allowed user, folding bursts of new plans (and of reminders) into one message each.
 pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
     let mut recent: VecDeque<Instant> = VecDeque::new();
-    let mut held: Vec<(Heads, Plan)> = Vec::new();
+    let mut held: Vec<(Heads, Arc<Loaded>)> = Vec::new();
     loop {
         let notice = if held.is_empty() {
             notices.recv().await
@@ -127,13 +129,13 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
                 Err(_) => {
                     let burst = std::mem::take(&mut held);
                     for heads in [Heads::New, Heads::Reminder] {
-                        let plans: Vec<Plan> = burst
+                        let plans: Vec<&Plan> = burst
                             .iter()
                             .filter(|(h, _)| *h == heads)
-                            .map(|(_, p)| p.clone())
+                            .map(|(_, l)| &l.plan)
                             .collect();
                         if !plans.is_empty() {
-                            let silent = quiet(&ctx, plans.iter());
+                            let silent = quiet(&ctx, plans.iter().copied());
                             to_approvers(&ctx, &plans, |p| burst_view(heads, p), silent).await;
                         }
                     }
@@ -146,11 +148,10 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
         let Some(notice) = notice else { break };
         match notice {
             Notice::Startup(plans) => {
+                let plans: Vec<&Plan> = plans.iter().map(|l| &l.plan).collect();
                 let silent =
                     quiet_hours(&ctx) && !plans.iter().any(|p| p.priority == Priority::Urgent);
-                let summary =
-                    |plans: &[Plan]| views::startup_summary(&plans.iter().collect::<Vec<_>>());
-                to_approvers(&ctx, &plans, summary, silent).await;
+                to_approvers(&ctx, &plans, views::startup_summary, silent).await;
             }
             Notice::Problem(p) => {
                 let name = p
@@ -178,8 +179,8 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
             }
             Notice::DeadlineSubmitted(plan) => {
                 let silent = quiet(&ctx, [&plan]);
-                let view = |plans: &[Plan]| views::deadline_submitted(&plans[0]);
-                to_approvers(&ctx, std::slice::from_ref(&plan), view, silent).await;
+                let view = |plans: &[&Plan]| views::deadline_submitted(plans[0]);
+                to_approvers(&ctx, &[&plan], view, silent).await;
             }
             Notice::Digest(today) => digest(&ctx, today).await,
         }
@@ -191,8 +192,8 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
 async fn announce(
     ctx: &Ctx,
     recent: &mut VecDeque<Instant>,
-    held: &mut Vec<(Heads, Plan)>,
-    items: Vec<(Heads, Plan)>,
+    held: &mut Vec<(Heads, Arc<Loaded>)>,
+    items: Vec<(Heads, Arc<Loaded>)>,
 ) {
     let now = Instant::now();
     while recent
@@ -204,22 +205,22 @@ async fn announce(
     for (heads, plan) in items {
         if held.is_empty() && recent.len() < BURST_LIMIT {
             recent.push_back(Instant::now());
-            let silent = quiet(ctx, [&plan]);
-            let view = |plans: &[Plan]| burst_view(heads, plans);
-            to_approvers(ctx, std::slice::from_ref(&plan), view, silent).await;
+            let silent = quiet(ctx, [&plan.plan]);
+            let view = |plans: &[&Plan]| burst_view(heads, plans);
+            to_approvers(ctx, &[&plan.plan], view, silent).await;
         } else {
             held.push((heads, plan));
         }
     }
 }
 
-fn burst_view(heads: Heads, plans: &[Plan]) -> views::View {
+fn burst_view(heads: Heads, plans: &[&Plan]) -> views::View {
     let now = chrono::Utc::now();
     match (heads, plans) {
         (Heads::New, [one]) => views::announcement(one),
         (Heads::Reminder, [one]) => views::nudge(one, views::Nudge::Reminder, now),
-        (Heads::New, _) => views::announcement_burst(&plans.iter().collect::<Vec<_>>()),
-        (Heads::Reminder, _) => views::nudge_burst(&plans.iter().collect::<Vec<_>>(), now),
+        (Heads::New, _) => views::announcement_burst(plans),
+        (Heads::Reminder, _) => views::nudge_burst(plans, now),
     }
 }
 
@@ -251,17 +252,17 @@ async fn digest(ctx: &Ctx, today: chrono::NaiveDate) {
 /// approvers, and escalated people once escalated); members who get none of them get nothing.
 async fn to_approvers(
     ctx: &Ctx,
-    plans: &[Plan],
-    make: impl Fn(&[Plan]) -> views::View,
+    plans: &[&Plan],
+    make: impl Fn(&[&Plan]) -> views::View,
     silent: bool,
 ) {
     let access = ctx.actions.access();
     let members: Vec<u64> = access.members().collect();
     for user in members {
-        let theirs: Vec<Plan> = plans
+        let theirs: Vec<&Plan> = plans
             .iter()
+            .copied()
             .filter(|p| access.receives(user, p))
-            .cloned()
             .collect();
         if !theirs.is_empty() {
             send_to(ctx, vec![user], &make(&theirs), silent).await;

@@ -139,7 +139,7 @@ async fn take(
         }
         Outcome::Noted(plan) => {
             tracing::info!(plan = %plan.plan.id, "reminder");
-            let _ = notices.send(Notice::Reminder(plan.plan));
+            let _ = notices.send(Notice::Reminder(std::sync::Arc::new(plan)));
             Step::Done
         }
         Outcome::NotRecorded {
