@@ -1,7 +1,6 @@
 //! Notes, sign-offs and delegation through the action layer on a temp queue: the file on disk and the outcome.
 
 use std::fs;
-use std::path::PathBuf;
 
 use super::*;
 use crate::plan::EditError;
@@ -12,53 +11,16 @@ const BOB: u64 = 11111111;
 const CAROL: u64 = 22222222;
 const OUTSIDER: u64 = 666;
 
-/// Two decisions; `keys` go into the frontmatter.
-fn plan_text(keys: &str) -> String {
-    format!(
-        "---\nid: p1\ntitle: Two things\n{keys}---\n# Two things\n\n## Decision 1: Database\n\n\
-         **Options:**\n- `pg` — PostgreSQL\n- `sqlite` — SQLite\n\n## Decision 2: Cache\n\n**Options:**\n\
-         - `redis` — Redis\n- `none` — No cache\n"
-    )
-}
-
-struct Fixture {
-    _dir: tempfile::TempDir,
-    actions: Actions,
-    file: PathBuf,
-}
+use super::tests::{Fixture, fixture_with, plan_text};
 
 fn fixture(keys: &str) -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let queue = Queue::open(dir.path(), true).unwrap();
-    let file = queue.add_pending("p1.md", &plan_text(keys)).unwrap();
     let access = Access::new([ALICE, BOB, CAROL])
         .with_people([("alice".to_owned(), ALICE), ("bob".to_owned(), BOB)]);
-    Fixture {
-        actions: Actions::new(queue, access),
-        _dir: dir,
-        file,
-    }
+    fixture_with(keys, access)
 }
 
+/// The people's own steps on a [`Fixture`].
 impl Fixture {
-    fn take(&self, user: u64, action: Action) -> Outcome {
-        self.actions.take(Actor::User(user), "p1", &action, NOW)
-    }
-    fn text(&self) -> String {
-        fs::read_to_string(&self.file).unwrap()
-    }
-    fn plan(&self) -> Plan {
-        crate::plan::parse(&self.text(), "p1").unwrap()
-    }
-    fn answer(&self, decision: usize, option: usize) -> Action {
-        let plan = self.plan();
-        let d = &plan.decisions[decision];
-        Action::Answer {
-            decision,
-            option,
-            seen: seen::of_option(d, &d.options[option]),
-        }
-    }
     fn seen(&self, decision: usize) -> String {
         seen::of_decision(&self.plan().decisions[decision])
     }
@@ -79,11 +41,11 @@ impl Fixture {
 #[test]
 fn a_hostile_note_round_trips_byte_for_byte_and_leaves_the_answer() {
     let f = fixture("");
-    f.take(ALICE, f.answer(0, 1));
+    f.take(Actor::User(ALICE), f.answer(0, 1));
     let before = f.text();
     let hostile = "line one: \"quoted\" # not a comment\n---\n## not a heading\n  'yes' \\ null\r\ntabs\there ~ \u{2028} end ";
     let outcome = f.take(
-        ALICE,
+        Actor::User(ALICE),
         Action::Note {
             decision_id: "database".into(),
             text: hostile.into(),
@@ -110,8 +72,8 @@ fn a_hostile_note_round_trips_byte_for_byte_and_leaves_the_answer() {
         .to_owned();
     assert_eq!(after.replace(&format!("{note_line}\n"), ""), before);
     // The note goes into the notify file and reads back the same there too.
-    f.take(ALICE, f.answer(1, 0));
-    let Outcome::Submitted { notify, .. } = f.take(ALICE, Action::Submit) else {
+    f.take(Actor::User(ALICE), f.answer(1, 0));
+    let Outcome::Submitted { notify, .. } = f.take(Actor::User(ALICE), Action::Submit) else {
         panic!("not submitted");
     };
     let notify = fs::read_to_string(notify.unwrap()).unwrap();
@@ -134,7 +96,7 @@ fn an_empty_note_is_refused() {
     let f = fixture("");
     let before = f.text();
     let outcome = f.take(
-        ALICE,
+        Actor::User(ALICE),
         Action::Note {
             decision_id: "cache".into(),
             text: " \n ".into(),
@@ -156,10 +118,10 @@ fn an_empty_note_is_refused() {
 #[test]
 fn two_person_rule_signs_clears_on_a_changed_answer_and_submits_on_the_last_sign_off() {
     let f = fixture("approvers: [alice, bob]\nrequire: 2\n");
-    f.take(ALICE, f.answer(0, 0));
-    f.take(ALICE, f.answer(1, 0));
+    f.take(Actor::User(ALICE), f.answer(0, 0));
+    f.take(Actor::User(ALICE), f.answer(1, 0));
     // Alice signs: in_progress, signoffs on disk, not completed.
-    let outcome = f.take(ALICE, Action::Submit);
+    let outcome = f.take(Actor::User(ALICE), Action::Submit);
     let Outcome::SignedOff(plan) = outcome else {
         panic!("{outcome:?}");
     };
@@ -171,21 +133,21 @@ fn two_person_rule_signs_clears_on_a_changed_answer_and_submits_on_the_last_sign
     // Twice: refused, nothing changes.
     let before = f.text();
     assert!(matches!(
-        f.take(ALICE, f.sign()),
+        f.take(Actor::User(ALICE), f.sign()),
         Outcome::Refused(Refusal::AlreadySigned)
     ));
     // Carol is no approver; an outsider is nobody.
     assert!(matches!(
-        f.take(CAROL, f.sign()),
+        f.take(Actor::User(CAROL), f.sign()),
         Outcome::Refused(Refusal::NotForYou)
     ));
     assert!(matches!(
-        f.take(OUTSIDER, f.sign()),
+        f.take(Actor::User(OUTSIDER), f.sign()),
         Outcome::Refused(Refusal::Outsider)
     ));
     assert_eq!(f.text(), before);
     // Bob changes an answer: the sign-offs are cleared and Alice is to be told.
-    let outcome = f.take(BOB, f.answer(0, 1));
+    let outcome = f.take(Actor::User(BOB), f.answer(0, 1));
     let Outcome::Recorded { tell, .. } = outcome else {
         panic!("{outcome:?}");
     };
@@ -195,10 +157,13 @@ fn two_person_rule_signs_clears_on_a_changed_answer_and_submits_on_the_last_sign
     let old = Action::SignOff {
         seen: seen::of_answers(&crate::plan::parse(&before, "p1").unwrap()),
     };
-    assert!(matches!(f.take(BOB, old), Outcome::Stale(_)));
+    assert!(matches!(f.take(Actor::User(BOB), old), Outcome::Stale(_)));
     // Both sign again: the second submits, with both in the notify file in order.
-    assert!(matches!(f.take(BOB, f.sign()), Outcome::SignedOff(_)));
-    let Outcome::Submitted { plan, notify } = f.take(ALICE, f.sign()) else {
+    assert!(matches!(
+        f.take(Actor::User(BOB), f.sign()),
+        Outcome::SignedOff(_)
+    ));
+    let Outcome::Submitted { plan, notify } = f.take(Actor::User(ALICE), f.sign()) else {
         panic!("not submitted");
     };
     assert_eq!(plan.plan.approval.signoffs, vec![BOB, ALICE]);
@@ -218,10 +183,10 @@ fn two_person_rule_signs_clears_on_a_changed_answer_and_submits_on_the_last_sign
 #[test]
 fn re_answering_the_same_option_keeps_the_sign_offs() {
     let f = fixture("require: 2\n");
-    f.take(ALICE, f.answer(0, 0));
-    f.take(ALICE, f.answer(1, 0));
-    f.take(ALICE, Action::Submit);
-    let outcome = f.take(BOB, f.answer(0, 0));
+    f.take(Actor::User(ALICE), f.answer(0, 0));
+    f.take(Actor::User(ALICE), f.answer(1, 0));
+    f.take(Actor::User(ALICE), Action::Submit);
+    let outcome = f.take(Actor::User(BOB), f.answer(0, 0));
     let Outcome::Recorded { tell, .. } = outcome else {
         panic!("{outcome:?}");
     };
@@ -234,11 +199,12 @@ fn delegation_end_to_end_in_the_file() {
     let f = fixture("approvers: [alice]\n");
     // Bob is no approver: he can't touch it before the delegation.
     assert!(matches!(
-        f.take(BOB, f.answer(0, 0)),
+        f.take(Actor::User(BOB), f.answer(0, 0)),
         Outcome::Refused(Refusal::NotForYou)
     ));
     let before = f.text();
-    let Outcome::Recorded { plan, decision, .. } = f.take(ALICE, f.delegate(0, BOB)) else {
+    let Outcome::Recorded { plan, decision, .. } = f.take(Actor::User(ALICE), f.delegate(0, BOB))
+    else {
         panic!("not delegated");
     };
     assert_eq!(decision, 0);
@@ -259,14 +225,14 @@ fn delegation_end_to_end_in_the_file() {
     // Bob may answer decision 1 (Database) only.
     let cache = f.answer(1, 0);
     assert!(matches!(
-        f.take(BOB, cache),
+        f.take(Actor::User(BOB), cache),
         Outcome::Refused(Refusal::NotDelegated)
     ));
     assert!(matches!(
-        f.take(BOB, Action::Submit),
+        f.take(Actor::User(BOB), Action::Submit),
         Outcome::Refused(Refusal::NotDelegated)
     ));
-    let outcome = f.take(BOB, f.answer(0, 0));
+    let outcome = f.take(Actor::User(BOB), f.answer(0, 0));
     let Outcome::Recorded { tell, .. } = outcome else {
         panic!("{outcome:?}");
     };
@@ -281,13 +247,16 @@ fn delegation_end_to_end_in_the_file() {
         decision: 0,
         seen: f.seen(0),
     };
-    assert!(matches!(f.take(ALICE, back), Outcome::Recorded { .. }));
+    assert!(matches!(
+        f.take(Actor::User(ALICE), back),
+        Outcome::Recorded { .. }
+    ));
     let d = &f.plan().decisions[0];
     assert_eq!((d.delegated_to, d.delegated_by), (None, Some(ALICE)));
     assert!(f.text().contains("delegated_to: null\n"));
     let before = f.text();
     assert!(matches!(
-        f.take(BOB, f.answer(0, 1)),
+        f.take(Actor::User(BOB), f.answer(0, 1)),
         Outcome::Refused(Refusal::NotForYou)
     ));
     assert_eq!(f.text(), before);
@@ -312,7 +281,7 @@ fn forged_delegations_change_nothing() {
         (OUTSIDER, f.delegate(0, BOB)),
     ];
     for (user, action) in cases {
-        let outcome = f.take(user, action.clone());
+        let outcome = f.take(Actor::User(user), action.clone());
         assert!(
             matches!(outcome, Outcome::Refused(_) | Outcome::Stale(_)),
             "{user} {action:?}: {outcome:?}"

@@ -9,39 +9,51 @@ use crate::plan::EditError;
 const NOW: &str = "2026-02-01T10:00:00Z";
 const OWNER: u64 = 93533553;
 const OUTSIDER: u64 = 666;
-const PLAN: &str = "---\nid: p1\ntitle: Two things\n---\n# Two things\n\n## Decision 1: Database\n\n\
-**Options:**\n- `pg` — PostgreSQL\n- `sqlite` — SQLite\n\n## Decision 2: Cache\n\n**Options:**\n\
-- `redis` — Redis\n- `none` — No cache\n";
 
-struct Fixture {
-    _dir: tempfile::TempDir,
-    actions: Actions,
-    file: PathBuf,
+/// Two decisions; `keys` (whole lines) go into the frontmatter.
+pub(super) fn plan_text(keys: &str) -> String {
+    format!(
+        "---\nid: p1\ntitle: Two things\n{keys}---\n# Two things\n\n## Decision 1: Database\n\n\
+         **Options:**\n- `pg` — PostgreSQL\n- `sqlite` — SQLite\n\n## Decision 2: Cache\n\n**Options:**\n\
+         - `redis` — Redis\n- `none` — No cache\n"
+    )
 }
 
-fn fixture() -> Fixture {
+/// A temp queue holding plan `p1` ([`plan_text`]), and the action layer over it.
+pub(super) struct Fixture {
+    _dir: tempfile::TempDir,
+    pub(super) actions: Actions,
+    pub(super) file: PathBuf,
+}
+
+/// [`Fixture`] with `keys` in the plan's frontmatter and these permissions.
+pub(super) fn fixture_with(keys: &str, access: Access) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let queue = Queue::open(dir.path(), true).unwrap();
-    let file = queue.add_pending("p1.md", PLAN).unwrap();
+    let file = queue.add_pending("p1.md", &plan_text(keys)).unwrap();
     Fixture {
-        actions: Actions::new(queue, Access::new([OWNER])),
+        actions: Actions::new(queue, access),
         _dir: dir,
         file,
     }
 }
 
+fn fixture() -> Fixture {
+    fixture_with("", Access::new([OWNER]))
+}
+
 impl Fixture {
-    fn take(&self, actor: Actor, action: Action) -> Outcome {
+    pub(super) fn take(&self, actor: Actor, action: Action) -> Outcome {
         self.actions.take(actor, "p1", &action, NOW)
     }
-    fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
         fs::read_to_string(&self.file).unwrap()
     }
-    fn plan(&self) -> Plan {
+    pub(super) fn plan(&self) -> Plan {
         crate::plan::parse(&self.text(), "p1").unwrap()
     }
     /// An answer as a view would have offered it: position plus fingerprint of what was shown.
-    fn answer(&self, decision: usize, option: usize) -> Action {
+    pub(super) fn answer(&self, decision: usize, option: usize) -> Action {
         let plan = self.plan();
         let d = &plan.decisions[decision];
         Action::Answer {
@@ -137,7 +149,7 @@ fn a_forged_or_stale_fingerprint_records_nothing() {
 fn an_option_the_agent_relabelled_is_refused() {
     let f = fixture();
     let tap = f.answer(0, 1);
-    fs::write(&f.file, PLAN.replace("SQLite", "SQLite (dropped)")).unwrap();
+    fs::write(&f.file, plan_text("").replace("SQLite", "SQLite (dropped)")).unwrap();
     let before = f.text();
     let outcome = f.take(Actor::User(OWNER), tap);
     assert!(matches!(outcome, Outcome::Stale(_)), "{outcome:?}");
@@ -218,7 +230,7 @@ fn due(plan: &str) -> String {
 #[test]
 fn nothing_is_applied_before_its_time() {
     let f = fixture();
-    let later = PLAN.replace(
+    let later = plan_text("").replace(
         "title: Two things\n",
         "title: Two things\ncreated_at: 2026-02-01T09:50:00Z\ndeadline: 2026-02-01T11:00:00Z\non_deadline: submit\nremind_every: 30m\n",
     );
@@ -244,7 +256,7 @@ fn the_deadline_answers_defaults_skips_the_rest_and_submits_in_one_write() {
     let f = fixture();
     fs::write(
         &f.file,
-        due(&PLAN.replace(
+        due(&plan_text("").replace(
             "**Options:**\n- `pg`",
             "default: sqlite\n\n**Options:**\n- `pg`",
         )),
@@ -272,7 +284,7 @@ fn the_deadline_answers_defaults_skips_the_rest_and_submits_in_one_write() {
 #[test]
 fn without_a_default_the_deadline_skips() {
     let f = fixture();
-    fs::write(&f.file, due(PLAN)).unwrap();
+    fs::write(&f.file, due(&plan_text(""))).unwrap();
     let Outcome::Submitted { plan, .. } = f.take(Actor::Deadline, Action::ApplyDeadline) else {
         panic!("not submitted");
     };
@@ -300,7 +312,7 @@ fn the_clock_and_people_each_do_only_their_own_actions() {
         );
     }
     assert_eq!(f.text(), before);
-    let remindable = PLAN.replace(
+    let remindable = plan_text("").replace(
         "title: Two things\n",
         "title: Two things\ncreated_at: 2026-02-01T09:00:00Z\nremind_every: 30m\n",
     );
@@ -330,7 +342,7 @@ fn the_queue_shows_members_their_plans_and_outsiders_nothing() {
 fn a_tap_and_the_deadline_racing_leave_one_consistent_file() {
     for round in 0..40 {
         let f = fixture();
-        fs::write(&f.file, due(PLAN)).unwrap();
+        fs::write(&f.file, due(&plan_text(""))).unwrap();
         let tap = f.answer(0, 1);
         let (tapped, deadline) = std::thread::scope(|s| {
             let a = s.spawn(|| f.take(Actor::User(OWNER), tap));
