@@ -204,14 +204,20 @@ async fn tap_latency(plans: usize, samples: usize) -> (Stats, Stats, u64, u64) {
         .await
         .expect("queue view");
     let _ = view;
-    let message = env
-        .fake
-        .messages(OWNER)
-        .iter()
-        .rev()
-        .find(|m| m.from_bot() && m.plain.contains("Decision Queue"))
-        .unwrap()
-        .message_id;
+    // The call is logged before the message is stored: wait for the message itself.
+    let queue_message = |f: &arbiter_zebu::fakebot::FakeBot| {
+        f.messages(OWNER)
+            .iter()
+            .rev()
+            .find(|m| m.from_bot() && m.plain.contains("Decision Queue"))
+            .map(|m| m.message_id)
+    };
+    assert!(
+        env.fake
+            .wait_until(|f| queue_message(f).is_some(), WAIT)
+            .await
+    );
+    let message = queue_message(&env.fake).expect("queue view stored");
     let mut taps = Vec::new();
     let mut bare = Vec::new();
     for s in 0..samples {

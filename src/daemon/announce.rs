@@ -93,6 +93,7 @@ pub async fn look(ctx: &Ctx, changed: Changed, notices: &mpsc::UnboundedSender<N
         }
         let _ = notices.send(Notice::New(new));
     }
+    ctx.warm_queues();
 }
 
 /// Takes a scan into the snapshot and reports settled problems; returns the plans never seen before.
@@ -111,7 +112,17 @@ fn absorb(ctx: &Ctx, mut scan: Scan, notices: &mpsc::UnboundedSender<Notice>) ->
         tracing::warn!(file = %p.path.display(), reason = %p.diagnostic, "malformed plan skipped");
         let _ = notices.send(Notice::Problem(p));
     }
-    ctx.state.set_snapshot(Snapshot::new(scan.plans));
+    // A look that changed nothing keeps the snapshot (and the queues drawn from it).
+    let unchanged = ctx.state.with_snapshot(|s| {
+        s.plans.len() == scan.plans.len()
+            && s.plans
+                .iter()
+                .zip(&scan.plans)
+                .all(|(a, b)| Arc::ptr_eq(a, b))
+    });
+    if !unchanged {
+        ctx.state.set_snapshot(Snapshot::new(scan.plans));
+    }
     new
 }
 

@@ -59,8 +59,11 @@ pub async fn run(
         let work: Vec<(String, Due)> = ctx.state.with_snapshot(|s| {
             s.plans
                 .iter()
-                .map(|l| (l.plan.id.clone(), l.plan.due(now)))
-                .filter(|(_, d)| *d != Due::default())
+                .filter_map(|l| {
+                    let due = l.plan.due(now);
+                    // Only what is due is copied: a tick of a large queue allocates nothing else.
+                    (due != Due::default()).then(|| (l.plan.id.clone(), due))
+                })
                 .collect()
         });
         failed.retain(|_, at| at.elapsed() < RETRY_AFTER);

@@ -17,7 +17,7 @@ use crate::queue::watcher::Changes;
 
 use super::announce::Notice;
 use super::api::{Api, Patience};
-use super::state::{Snapshot, State};
+use super::state::{QueueOrder, Snapshot, State};
 
 /// Shared by every update worker and the watcher.
 #[derive(Clone)]
@@ -132,9 +132,31 @@ impl Ctx {
     pub async fn queue_view(&self, actor: Actor, page: usize) -> View {
         self.look().await;
         self.state.with_snapshot(|s| {
-            let plans: Vec<&Plan> = self.actions.visible(actor, s.plans.iter().map(|l| &l.plan));
-            views::queue_with_dashboard(&plans, page, self.dashboard.as_ref())
+            let queue = self.queue_order(s, actor);
+            let sorted: Vec<&Plan> = queue.order.iter().map(|&i| &s.plans[i].plan).collect();
+            let view = views::queue_page(&sorted, &queue.counts, page, chrono::Utc::now());
+            views::with_dashboard(view, self.dashboard.as_ref())
         })
+    }
+
+    /// `actor`'s queue in snapshot `s` (drawn once per snapshot).
+    fn queue_order(&self, s: &Snapshot, actor: Actor) -> Arc<QueueOrder> {
+        let access = self.actions.access();
+        s.queue_order(actor, |plans| {
+            (0..plans.len())
+                .filter(|&i| access.sees(actor, plans[i]))
+                .collect()
+        })
+    }
+
+    /// Draws every member's queue for the current snapshot ahead of their next `/queue` (after a look, off the
+    /// owner's wait).
+    pub fn warm_queues(&self) {
+        self.state.with_snapshot(|s| {
+            for user in self.actions.access().members() {
+                self.queue_order(s, Actor::User(user));
+            }
+        });
     }
 
     /// Shows a view: edits `message` in place when there is one, else (or if it can't be edited) sends it.

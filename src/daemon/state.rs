@@ -6,16 +6,31 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::{Instant, SystemTime};
 
+use crate::actions::Actor;
+use crate::plan::Plan;
 use crate::queue::{Loaded, Problem};
 use crate::telegram::callback::{PlanRef, plan_ref, plan_ref_bits};
+use crate::telegram::views;
 
-/// Pending plans from the last scan, in queue order, with their button references.
+/// Pending plans from the last scan, with their button references.
 #[derive(Debug, Default)]
 pub struct Snapshot {
     /// Shared with the store's cache: a snapshot holds no copy of a plan.
     pub plans: Vec<Arc<Loaded>>,
     /// Position by [`plan_ref_bits`] (no string per plan: a snapshot is rebuilt after every look).
     by_ref: HashMap<u64, usize>,
+    /// Each actor's queue (the plans they may see, in queue order), drawn once per snapshot: a `/queue` then
+    /// touches only the plans on its page, not every plan of a large queue.
+    orders: Mutex<HashMap<Actor, Arc<QueueOrder>>>,
+}
+
+/// One actor's queue in a snapshot.
+#[derive(Debug)]
+pub struct QueueOrder {
+    /// Positions in [`Snapshot::plans`], in queue order.
+    pub order: Vec<usize>,
+    /// The priority counts line.
+    pub counts: String,
 }
 
 impl Snapshot {
@@ -26,13 +41,39 @@ impl Snapshot {
             .enumerate()
             .map(|(i, l)| (plan_ref_bits(&l.plan.id), i))
             .collect();
-        Snapshot { plans, by_ref }
+        Snapshot {
+            plans,
+            by_ref,
+            orders: Mutex::default(),
+        }
     }
 
     #[must_use]
     pub fn by_ref(&self, r: &PlanRef) -> Option<&Loaded> {
         let i = *self.by_ref.get(&r.bits()?)?;
         Some(&*self.plans[i])
+    }
+
+    /// `actor`'s queue in this snapshot: the plans `visible` keeps, in queue order (computed on first use).
+    pub fn queue_order(
+        &self,
+        actor: Actor,
+        visible: impl FnOnce(&[&Plan]) -> Vec<usize>,
+    ) -> Arc<QueueOrder> {
+        if let Some(done) = lock(&self.orders).get(&actor) {
+            return Arc::clone(done);
+        }
+        let all: Vec<&Plan> = self.plans.iter().map(|l| &l.plan).collect();
+        let seen: Vec<usize> = visible(&all);
+        let theirs: Vec<&Plan> = seen.iter().map(|&i| all[i]).collect();
+        let sorted: Vec<usize> = views::queue_order(&theirs);
+        let ordered: Vec<&Plan> = sorted.iter().map(|&j| theirs[j]).collect();
+        let made = Arc::new(QueueOrder {
+            counts: views::queue_counts(&ordered),
+            order: sorted.into_iter().map(|j| seen[j]).collect(),
+        });
+        lock(&self.orders).insert(actor, Arc::clone(&made));
+        made
     }
 }
 
@@ -185,4 +226,48 @@ pub fn problems_to_warn(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::Location;
+
+    fn loaded(id: &str, priority: &str) -> Arc<Loaded> {
+        let text = format!(
+            "---\nid: {id}\ntitle: {id}\npriority: {priority}\n---\n# {id}\n\n## Decision 1: D\n\n**Options:**\n- `a` — A\n"
+        );
+        Arc::new(Loaded {
+            path: PathBuf::from(format!("{id}.md")),
+            plan: crate::plan::parse(&text, id).unwrap(),
+            location: Location::Pending,
+        })
+    }
+
+    #[test]
+    fn each_actor_gets_their_own_queue_once_per_snapshot() {
+        let s = Snapshot::new(vec![
+            loaded("a", "low"),
+            loaded("b", "urgent"),
+            loaded("c", "normal"),
+        ]);
+        let ids = |q: &QueueOrder| -> Vec<String> {
+            q.order
+                .iter()
+                .map(|&i| s.plans[i].plan.id.clone())
+                .collect()
+        };
+        let everything = s.queue_order(Actor::User(1), |plans| (0..plans.len()).collect());
+        assert_eq!(ids(&everything), ["b", "c", "a"]);
+        assert_eq!(everything.counts, "🔴 1 urgent │ 🟡 1 normal │ ⚪ 1 low");
+        // Another actor, another filter: not the first actor's order.
+        let some = s.queue_order(Actor::User(2), |plans| {
+            (0..plans.len()).filter(|&i| plans[i].id != "b").collect()
+        });
+        assert_eq!(ids(&some), ["c", "a"]);
+        assert_eq!(some.counts, "🟡 1 normal │ ⚪ 1 low");
+        // The same actor again in this snapshot: kept, the filter is not asked again.
+        let again = s.queue_order(Actor::User(1), |_| unreachable!("computed once"));
+        assert!(Arc::ptr_eq(&again, &everything));
+    }
 }

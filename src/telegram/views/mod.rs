@@ -39,7 +39,10 @@ pub use layout::{MAX_BUTTON_TEXT, MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_TEXT};
 pub use notice::{PLAN_GONE_ALERT, help, not_found, problem};
 pub use people::{delegate_picker, note_prompt};
 pub use plan_view::{file_caption, plan, plan_at, plan_for};
-pub use queue::{QUEUE_PAGE_SIZE, queue, queue_at, queue_with_dashboard};
+pub use queue::{
+    QUEUE_PAGE_SIZE, queue, queue_at, queue_counts, queue_order, queue_page, queue_with_dashboard,
+    with_dashboard,
+};
 pub use review::{completion, review, review_for, sign_off_label};
 pub use stats::{chart_caption, digest, stats};
 pub use time::{Nudge, deadline_submitted, due_line, due_text, nudge, nudge_burst, span};

@@ -27,7 +27,12 @@ pub fn queue(plans: &[&Plan], page: usize) -> View {
 /// the dashboard inside Telegram as a Mini App.
 #[must_use]
 pub fn queue_with_dashboard(plans: &[&Plan], page: usize, dashboard: Option<&url::Url>) -> View {
-    let mut view = queue(plans, page);
+    with_dashboard(queue(plans, page), dashboard)
+}
+
+/// A queue view with the `🗂 Dashboard` button added to its last row (nothing without a URL).
+#[must_use]
+pub fn with_dashboard(mut view: View, dashboard: Option<&url::Url>) -> View {
     if let Some(url) = dashboard
         && let Some(last) = view.keyboard.last_mut()
     {
@@ -39,8 +44,18 @@ pub fn queue_with_dashboard(plans: &[&Plan], page: usize, dashboard: Option<&url
 /// [`queue`] as it reads at `now`.
 #[must_use]
 pub fn queue_at(plans: &[&Plan], page: usize, now: chrono::DateTime<chrono::Utc>) -> View {
-    let mut sorted = plans.to_vec();
-    sorted.sort_by_cached_key(|p| {
+    let sorted: Vec<&Plan> = queue_order(plans).into_iter().map(|i| plans[i]).collect();
+    queue_page(&sorted, &queue_counts(&sorted), page, now)
+}
+
+/// The queue's order of `plans`, as positions in `plans`: by priority, then deadline (earliest first; plans
+/// without one after), then age (oldest `created_at` first), keeping the given order where those are equal. With
+/// [`queue_counts`], what a daemon can keep per snapshot so that drawing a page touches only its plans.
+#[must_use]
+pub fn queue_order(plans: &[&Plan]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..plans.len()).collect();
+    order.sort_by_cached_key(|&i| {
+        let p = plans[i];
         let created = p.created_at.as_deref().and_then(parse_time);
         (
             p.priority,
@@ -50,6 +65,24 @@ pub fn queue_at(plans: &[&Plan], page: usize, now: chrono::DateTime<chrono::Utc>
             created,
         )
     });
+    order
+}
+
+/// The priority counts line of the queue view (`🔴 1 urgent │ 🟡 3 normal`).
+#[must_use]
+pub fn queue_counts(plans: &[&Plan]) -> String {
+    priority_counts(plans)
+}
+
+/// Page `page` (0-based, clamped to the last) of the queue view of `sorted` (already in [`queue_order`]), headed
+/// by `counts` ([`queue_counts`]); overdue plans are marked `⏰` as of `now`.
+#[must_use]
+pub fn queue_page(
+    sorted: &[&Plan],
+    counts: &str,
+    page: usize,
+    now: chrono::DateTime<chrono::Utc>,
+) -> View {
     if sorted.is_empty() {
         let text = format!(
             "{HEADER}\n\n_No pending decisions\\._\nAgents add plans with `arbiter push`\\."
@@ -62,7 +95,6 @@ pub fn queue_at(plans: &[&Plan], page: usize, now: chrono::DateTime<chrono::Utc>
     let first = page * QUEUE_PAGE_SIZE;
     let shown = &sorted[first..(first + QUEUE_PAGE_SIZE).min(sorted.len())];
 
-    let counts = priority_counts(&sorted);
     let text = fit(|caps| {
         let mut text = format!("{HEADER}\n\n{counts}\n");
         for (i, plan) in shown.iter().enumerate() {
