@@ -13,6 +13,12 @@
 //! | `notifications.enabled` | boolean | `true` | Announce new plans on Telegram. |
 //! | `logs.dir` | string | `<home>/logs` | Folder for `arbiter.log`. |
 //! | `logs.level` | string | `info` | One of `error`, `warn`, `info`, `debug`, `trace`, `off`. |
+//! | `web` | object | absent (off) | The web dashboard, served by `arbiter run`. |
+//! | `web.listen` | string | `127.0.0.1:8470` | `address:port`; an address other machines can reach needs `web.allowRemote`. |
+//! | `web.allowRemote` | boolean | `false` | Allow a non-loopback `listen`. |
+//! | `web.publicUrl` | string | — | The http(s) URL a reverse proxy or tunnel serves the dashboard at; login links use it. |
+//! | `web.sessionDays` | number | `30` | Days a dashboard login lasts, 1 to 365. |
+//! | `web.agentTokens` | object | `{}` | Agent name → bearer token (at least 16 characters) for MCP over HTTP. |
 //!
 //! Paths may start with `~/`; a relative path is taken relative to the folder holding the config file.
 //! Unknown keys are errors (a typo would otherwise be silently ignored). Every problem is reported as one
@@ -35,18 +41,21 @@ mod values;
 use std::path::Path;
 
 pub use error::ConfigError;
-pub use file::{ConfigFile, LogsSection, NotificationsSection, QueueSection, TelegramSection};
+pub use file::{
+    ConfigFile, LogsSection, NotificationsSection, QueueSection, TelegramSection, WebSection,
+};
 pub use paths::{
     ENV_HOME, ENV_QUEUE, ENV_TOKEN, arbiter_home, config_file, default_logs_dir, default_queue_dir,
     expand_tilde, process_env, systemd_user_unit_dir, user_home,
 };
 pub use queue_dir::{QueueDirSource, ResolvedQueueDir, resolve_queue_dir};
 pub use resolved::{
-    Config, DEFAULT_API_URL, DEFAULT_WATCH_INTERVAL, DEFAULT_WATCH_INTERVAL_MS, LogsConfig,
-    NotificationsConfig, QueueConfig, TelegramConfig, TokenSource,
+    Config, DEFAULT_API_URL, DEFAULT_SESSION_DAYS, DEFAULT_WATCH_INTERVAL,
+    DEFAULT_WATCH_INTERVAL_MS, DEFAULT_WEB_LISTEN, LogsConfig, NotificationsConfig, QueueConfig,
+    TelegramConfig, TokenSource, WebConfig,
 };
-pub use token::BotToken;
 pub(crate) use token::looks_like_token;
+pub use token::{BotToken, SecretToken};
 pub(crate) use validate::normalize_api_url;
 pub use values::{FolderPath, LogLevel, Millis, UserId, UserIds};
 

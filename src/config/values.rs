@@ -263,3 +263,10 @@ pub(super) fn section<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
 ) -> Result<T, D::Error> {
     object(deserializer, "an object ({ ... })")
 }
+
+/// [`object`] for an optional section field (`deserialize_with`): present means on.
+pub(super) fn optional_section<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    object(deserializer, "an object ({ ... })").map(Some)
+}
