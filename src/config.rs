@@ -99,3 +99,6 @@ fn permission_warning(_path: &Path) -> Option<String> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod web_tests;

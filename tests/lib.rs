@@ -23,3 +23,4 @@ mod examples;
 mod mcp;
 mod pyyaml;
 mod store;
+mod web_security;

@@ -22,6 +22,8 @@ pub struct Ctx {
     pub state: Arc<State>,
     /// `notifications.quietHours`: announcements and reminders silent then, except urgent plans.
     pub quiet: Option<Arc<crate::quiet::QuietHours>>,
+    /// Login links for the web dashboard (`/web`); `None` when it is off.
+    pub web: Option<crate::web::Links>,
 }
 
 impl Ctx {

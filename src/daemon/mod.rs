@@ -49,6 +49,8 @@ pub struct Settings {
     pub poll_timeout: Duration,
     /// HTTP timeout of every other call (the long poll gets this plus its own timeout).
     pub http_timeout: Duration,
+    /// The web dashboard; `None`: off.
+    pub web: Option<crate::web::WebSettings>,
 }
 
 impl std::fmt::Debug for Settings {
@@ -79,6 +81,7 @@ impl Settings {
             quiet_hours: None,
             poll_timeout: Duration::from_secs(10),
             http_timeout: Duration::from_secs(17),
+            web: None,
         }
     }
 }
@@ -94,6 +97,8 @@ pub enum DaemonError {
     Client(String),
     #[error("Telegram refused the bot token (check telegram.token or ARBITER_TELEGRAM_TOKEN)")]
     TokenRefused,
+    #[error(transparent)]
+    Web(#[from] crate::web::WebError),
 }
 
 /// Runs the daemon until `shutdown` resolves.
@@ -116,11 +121,19 @@ pub async fn run(
     if let Some(url) = &settings.api_url {
         bot = bot.set_api_url(url.clone());
     }
+    let actions = Actions::new(queue, Access::new(settings.allowed_users.iter().copied()));
+    let state = Arc::new(State::default());
+    // The dashboard runs beside the bot (also while Telegram is unreachable) and stops with the daemon.
+    let web = match &settings.web {
+        Some(w) => Some(crate::web::start(w, actions.clone(), state.changes()).await?),
+        None => None,
+    };
     let ctx = Ctx {
         api: Api { bot: bot.clone() },
-        actions: Actions::new(queue, Access::new(settings.allowed_users.iter().copied())),
-        state: Arc::new(State::default()),
+        actions,
+        state,
         quiet: settings.quiet_hours.clone().map(Arc::new),
+        web: web.as_ref().map(|w| w.links.clone()),
     };
 
     let polling = poll(ctx.clone(), settings.clone(), scan);

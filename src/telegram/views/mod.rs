@@ -36,7 +36,7 @@ pub use decision::{after_answer, custom_prompt, decision, decision_at};
 pub use layout::{MAX_BUTTON_TEXT, MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_TEXT};
 pub use notice::{PLAN_GONE_ALERT, help, not_found, problem};
 pub use plan_view::{file_caption, plan, plan_at};
-pub use queue::{QUEUE_PAGE_SIZE, queue, queue_at};
+pub use queue::{QUEUE_PAGE_SIZE, queue, queue_at, queue_order};
 pub use review::{completion, review};
 pub use time::{Nudge, deadline_submitted, due_line, due_text, nudge, nudge_burst, span};
 

@@ -23,11 +23,11 @@ pub fn queue(plans: &[&Plan], page: usize) -> View {
     queue_at(plans, page, chrono::Utc::now())
 }
 
-/// [`queue`] as it reads at `now`.
-#[must_use]
-pub fn queue_at(plans: &[&Plan], page: usize, now: chrono::DateTime<chrono::Utc>) -> View {
-    let mut sorted = plans.to_vec();
-    sorted.sort_by_cached_key(|p| {
+/// Sorts plans as the queue shows them: priority, then deadline (earliest first; plans without one after), then
+/// age (oldest `created_at` first), keeping the given order where those are equal. (The web dashboard's queue
+/// uses it too.)
+pub fn queue_order(plans: &mut [&Plan]) {
+    plans.sort_by_cached_key(|p| {
         let created = p.created_at.as_deref().and_then(parse_time);
         (
             p.priority,
@@ -37,6 +37,13 @@ pub fn queue_at(plans: &[&Plan], page: usize, now: chrono::DateTime<chrono::Utc>
             created,
         )
     });
+}
+
+/// [`queue`] as it reads at `now`.
+#[must_use]
+pub fn queue_at(plans: &[&Plan], page: usize, now: chrono::DateTime<chrono::Utc>) -> View {
+    let mut sorted = plans.to_vec();
+    queue_order(&mut sorted);
     if sorted.is_empty() {
         let text = format!(
             "{HEADER}\n\n_No pending decisions\\._\nAgents add plans with `arbiter push`\\."
