@@ -23,4 +23,5 @@ mod examples;
 mod mcp;
 mod pyyaml;
 mod store;
+mod web_browser;
 mod web_security;

@@ -15,7 +15,7 @@ use super::layout;
 /// The session cookie's name.
 pub const COOKIE: &str = "arbiter_session";
 
-/// Security headers on every response: a CSP without inline script, no MIME sniffing, no referrer (login links
+/// Security headers on every response: a CSP without inline script, no MIME sniffing, referrers only to this dashboard (login links
 /// carry a secret in their path), and framing only by Telegram's web client when the dashboard is public.
 pub async fn headers(mut response: Response, frame_ancestors: &'static str) -> Response {
     let h = response.headers_mut();
@@ -32,7 +32,7 @@ pub async fn headers(mut response: Response, frame_ancestors: &'static str) -> R
     );
     h.insert(
         header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
+        HeaderValue::from_static("same-origin"),
     );
     if !h.contains_key(header::CACHE_CONTROL) {
         h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));

@@ -73,5 +73,7 @@
     });
   }
 
-  new EventSource('/events').addEventListener('change', refresh);
+  var events = new EventSource('/events');
+  events.addEventListener('open', function () { document.body.dataset.sse = 'open'; });
+  events.addEventListener('change', refresh);
 })();
