@@ -195,6 +195,9 @@ async fn answer_by_click_and_by_keyboard(dash: &Dash, c: &Client) {
         .await
         .unwrap();
     wait_for(c, "Decision 1").await;
+    c.execute("document.getElementById('d0').scrollIntoView()", vec![])
+        .await
+        .unwrap();
     screenshot(c, "plan").await;
 
     c.goto(&format!("{}/plan?id=p1", dash.base)).await.unwrap();

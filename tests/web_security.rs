@@ -278,3 +278,32 @@ async fn web_login_prints_a_link_the_running_daemon_accepts_and_refuses_outsider
         StatusCode::OK
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_custom_answer_over_http() {
+    let queue = TempQueue::new();
+    let text = plan_with("c1", "s", 1).replace(
+        "status: pending\nanswer: null",
+        "status: pending\nallow_custom: true\nanswer: null",
+    );
+    queue.drop_plan("c1.md", &text);
+    let dash = Dash::start(queue).await;
+    let cookie = dash.sign_in().await;
+    let page = dash.get("/plan?id=c1", Some(&cookie)).await;
+    let csrf = field(&page.body, "csrf").unwrap();
+    let seen = field(&page.body, "seen").unwrap();
+    let form = [
+        ("csrf", csrf.as_str()),
+        ("plan", "c1"),
+        ("decision", "0"),
+        ("seen", &seen),
+        ("text", "Ship it: Friday"),
+        ("do", "custom"),
+    ];
+    let r = dash
+        .post("/plan/decide", Some(&cookie), Some(&dash.base), &form)
+        .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let after = dash.run.queue.read("pending", "c1.md");
+    assert!(after.contains("answer: \"Ship it: Friday\""), "{after}");
+}

@@ -56,9 +56,16 @@
     document.body.appendChild(b);
   }
 
+  // A form being sent (or the page being left) must not have its page swapped under it.
+  var leaving = false;
+  document.addEventListener('submit', function () { leaving = true; }, true);
+  window.addEventListener('beforeunload', function () { leaving = true; });
+
   function refresh() {
+    if (leaving) { return; }
     if (busy()) { banner(); return; }
     fetch(window.location.href, { credentials: 'same-origin' }).then(function (r) { return r.text(); }).then(function (text) {
+      if (leaving) { return; }
       var doc = new DOMParser().parseFromString(text, 'text/html');
       var fresh = doc.getElementById('live');
       var checked = Array.prototype.map.call(live.querySelectorAll('input[type=checkbox]:checked'), function (c) { return c.value; });
@@ -76,4 +83,9 @@
   var events = new EventSource('/events');
   events.addEventListener('open', function () { document.body.dataset.sse = 'open'; });
   events.addEventListener('change', refresh);
+  // Close the stream as the page goes: browsers allow only a few connections per server, and a stream left
+  // open by a page being left would hold one until it times out.
+  window.addEventListener('pagehide', function () { events.close(); });
+  window.addEventListener('beforeunload', function () { events.close(); });
+  document.addEventListener('submit', function () { events.close(); }, true);
 })();
