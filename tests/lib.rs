@@ -24,4 +24,5 @@ mod mcp;
 mod pyyaml;
 mod store;
 mod web_browser;
+mod web_pages;
 mod web_security;
