@@ -307,3 +307,29 @@ async fn a_custom_answer_over_http() {
     let after = dash.run.queue.read("pending", "c1.md");
     assert!(after.contains("answer: \"Ship it: Friday\""), "{after}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_survives_a_daemon_restart() {
+    let dash = Dash::start(queue_with(&["p1"])).await;
+    let cookie = dash.sign_in().await;
+    let dash = dash.restart().await;
+    let page = dash.get("/plan?id=p1", Some(&cookie)).await;
+    assert_eq!(page.status, StatusCode::OK);
+    let (csrf, option) = first_answer(&dash, &cookie, "p1").await;
+    let form = [
+        ("csrf", csrf.as_str()),
+        ("plan", "p1"),
+        ("decision", "0"),
+        ("option", &option),
+    ];
+    let r = dash
+        .post("/plan/decide", Some(&cookie), Some(&dash.base), &form)
+        .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER);
+    assert!(
+        dash.run
+            .queue
+            .read("pending", "p1.md")
+            .contains("answer: \"yes\"")
+    );
+}

@@ -151,3 +151,31 @@ pub fn refuse(status: StatusCode, why: &str) -> Response {
     );
     (status, body).into_response()
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[tokio::test]
+    async fn framing_only_by_telegram_when_public() {
+        for (ancestors, expected) in [
+            ("'none'", "frame-ancestors 'none'"),
+            (
+                "https://web.telegram.org",
+                "frame-ancestors https://web.telegram.org",
+            ),
+        ] {
+            let r = headers(Response::new(axum::body::Body::empty()), ancestors).await;
+            let csp = r.headers()[header::CONTENT_SECURITY_POLICY]
+                .to_str()
+                .unwrap();
+            assert!(csp.ends_with(expected), "{csp}");
+            assert!(
+                csp.contains("script-src 'self';") && !csp.contains("unsafe"),
+                "{csp}"
+            );
+            assert_eq!(r.headers()[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+        }
+    }
+}

@@ -39,7 +39,17 @@ impl Reply {
 
 impl Dash {
     pub async fn start(queue: TempQueue) -> Dash {
-        let home = tempfile::tempdir().expect("home");
+        Dash::start_in(queue, tempfile::tempdir().expect("home")).await
+    }
+
+    /// Stops the daemon and starts a new one on the same queue and state folder (a restart).
+    pub async fn restart(self) -> Dash {
+        let Dash { run, home, .. } = self;
+        let queue = run.stop().await;
+        Dash::start_in(queue, home).await
+    }
+
+    async fn start_in(queue: TempQueue, home: tempfile::TempDir) -> Dash {
         let fake = FakeBot::start().await.expect("fake bot");
         let mut s = settings(&fake, &queue);
         s.web = Some(WebSettings {
