@@ -312,7 +312,16 @@ async fn a_custom_answer_over_http() {
 async fn a_session_survives_a_daemon_restart() {
     let dash = Dash::start(queue_with(&["p1"])).await;
     let cookie = dash.sign_in().await;
+    let old = dash.base.clone();
     let dash = dash.restart().await;
+    // The stopped daemon's dashboard stopped listening with it.
+    let client = reqwest::Client::new();
+    let gone = crate::support::daemon::WAIT;
+    let started = std::time::Instant::now();
+    while client.get(format!("{old}/login")).send().await.is_ok() {
+        assert!(started.elapsed() < gone, "the old dashboard still answers");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     let page = dash.get("/plan?id=p1", Some(&cookie)).await;
     assert_eq!(page.status, StatusCode::OK);
     let (csrf, option) = first_answer(&dash, &cookie, "p1").await;

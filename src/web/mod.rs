@@ -86,6 +86,8 @@ pub(crate) struct Web {
     pub changes: broadcast::Sender<()>,
     pub public_url: Option<url::Url>,
     pub session_days: u32,
+    /// Becomes `true` when the daemon stops: open event streams end with it.
+    pub stop: tokio::sync::watch::Receiver<bool>,
 }
 
 impl Web {
@@ -140,16 +142,17 @@ impl Web {
     }
 }
 
-/// A running dashboard: dropping it stops the server.
+/// A running dashboard: dropping it stops the server (it stops listening at once; requests under way finish,
+/// event streams end).
 pub struct Running {
     pub links: Links,
     pub addr: SocketAddr,
-    task: tokio::task::JoinHandle<()>,
+    stop: tokio::sync::watch::Sender<bool>,
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
-        self.task.abort();
+        let _ = self.stop.send(true);
     }
 }
 
@@ -183,16 +186,25 @@ pub async fn start(
         addr: settings.listen,
         source,
     })?;
+    let (stop, stopped) = tokio::sync::watch::channel(false);
     let web = Web {
         actions,
         auth: auth.clone(),
         changes,
         public_url: settings.public_url.clone(),
         session_days: settings.session_days,
+        stop: stopped.clone(),
     };
     let app = router(web);
-    let task = tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, app).await {
+    let mut stopped = stopped;
+    tokio::spawn(async move {
+        let shutdown = async move {
+            let _ = stopped.wait_for(|stop| *stop).await;
+        };
+        if let Err(e) = axum::serve(listener, app)
+            .with_graceful_shutdown(shutdown)
+            .await
+        {
             tracing::error!(error = %e, "web dashboard stopped");
         }
     });
@@ -203,7 +215,7 @@ pub async fn start(
             base: Links::base_for(addr, settings.public_url.as_ref()),
         },
         addr,
-        task,
+        stop,
     })
 }
 

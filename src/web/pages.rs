@@ -12,7 +12,7 @@ use axum_extra::extract::cookie::CookieJar;
 use maud::html;
 use serde::Deserialize;
 use tokio_stream::StreamExt as _;
-use tokio_stream::wrappers::BroadcastStream;
+use tokio_stream::wrappers::{BroadcastStream, WatchStream};
 
 use crate::plan::{Plan, Priority};
 use crate::telegram::views::queue_order;
@@ -273,8 +273,13 @@ pub async fn events(State(web): State<Web>, jar: CookieJar) -> Response {
     if web.session(&jar).is_none() {
         return StatusCode::UNAUTHORIZED.into_response();
     }
-    // A lagging receiver missed some signals: one event still says "reload".
-    let stream = BroadcastStream::new(web.changes.subscribe())
+    // A lagging receiver missed some signals: one event still says "reload". The stream ends when the daemon
+    // stops.
+    let changes = BroadcastStream::new(web.changes.subscribe()).map(|_| true);
+    let stop = WatchStream::from_changes(web.stop.clone()).map(|stop| !stop);
+    let stream = changes
+        .merge(stop)
+        .take_while(|go| *go)
         .map(|_| Ok::<Event, Infallible>(Event::default().event("change").data("queue")));
     Sse::new(stream)
         .keep_alive(KeepAlive::default())
