@@ -15,7 +15,8 @@ pub fn help() -> View {
         into their files\\. No LLM is involved\\.\n\n\
         /start, /queue — pending plans\n\
         /help — this message\n\
-        /cancel — leave custom answer mode\n\n\
+        /cancel — leave custom answer mode\n\
+        /web — a login link for the web dashboard\n\n\
         Open a plan, pick an option for each decision \\(or ✏️ Custom, ⏭️ Skip\\), then 📤 Submit: \
         the agent is notified\\.";
     View::new(text.to_owned(), vec![vec![to_queue("📋 Open queue")]])
