@@ -179,17 +179,11 @@ impl Filter {
     }
 }
 
-/// Plans in the order the queue shows them: overdue first, then the Telegram queue's order (priority, deadline,
-/// age).
-#[must_use]
-pub fn ordered(plans: &[&Plan], now: chrono::DateTime<chrono::Utc>) -> Vec<usize> {
-    let mut sorted: Vec<&Plan> = plans.to_vec();
-    queue_order(&mut sorted);
-    sorted.sort_by_key(|p| !p.timing.overdue(now));
-    sorted
-        .iter()
-        .filter_map(|p| plans.iter().position(|q| std::ptr::eq(*q, *p)))
-        .collect()
+/// Sorts plans as the queue shows them: overdue first, then the Telegram queue's order (priority, deadline,
+/// age). Both sorts are stable.
+pub fn order(plans: &mut [&Plan], now: chrono::DateTime<chrono::Utc>) {
+    queue_order(plans);
+    plans.sort_by_key(|p| !p.timing.overdue(now));
 }
 
 pub async fn queue(
@@ -210,8 +204,8 @@ pub async fn queue(
     agents.dedup();
     tags.sort_unstable();
     tags.dedup();
-    let shown: Vec<&Plan> = all.iter().copied().filter(|p| filter.keeps(p)).collect();
-    let order = ordered(&shown, now);
+    let mut shown: Vec<&Plan> = all.iter().copied().filter(|p| filter.keeps(p)).collect();
+    order(&mut shown, now);
     let select = |name: &str, values: &[&str], current: &str| {
         html! {
             select name=(name) {
@@ -246,8 +240,7 @@ pub async fn queue(
                     table.queue {
                         thead { tr { th {} th { "Priority" } th { "Plan" } th { "Agent" } th { "Tag" } th { "Answered" } th { "Due" } } }
                         tbody {
-                            @for i in &order {
-                                @let p = shown[*i];
+                            @for p in &shown {
                                 tr data-item data-href=(plan_href(&p.id)) class=(if p.timing.overdue(now) { "overdue" } else { "" }) {
                                     td { input type="checkbox" name="plan" value=(p.id) aria-label={ "select " (p.title) }; }
                                     td { (layout::priority(p)) }
