@@ -16,6 +16,12 @@
 //! | `digest.at` | `"HH:MM"` or `"HH:MM:SS"` | no digest | Local time of the daily digest message. |
 //! | `logs.dir` | string | `<home>/logs` | Folder for `arbiter.log`. |
 //! | `logs.level` | string | `info` | One of `error`, `warn`, `info`, `debug`, `trace`, `off`. |
+//! | `web` | object | absent (off) | The web dashboard, served by `arbiter run`. |
+//! | `web.listen` | string | `127.0.0.1:8470` | `address:port`; an address other machines can reach needs `web.allowRemote`. |
+//! | `web.allowRemote` | boolean | `false` | Allow a non-loopback `listen`. |
+//! | `web.publicUrl` | string | — | The http(s) URL a reverse proxy or tunnel serves the dashboard at; login links use it. |
+//! | `web.sessionDays` | number | `30` | Days a dashboard login lasts, 1 to 365. |
+//! | `web.agentTokens` | object | `{}` | Agent name → bearer token (at least 16 characters) for MCP over HTTP. |
 //!
 //! Paths may start with `~/`; a relative path is taken relative to the folder holding the config file.
 //! Unknown keys are errors (a typo would otherwise be silently ignored). Every problem is reported as one
@@ -40,6 +46,7 @@ use std::path::Path;
 pub use error::ConfigError;
 pub use file::{
     ConfigFile, DigestSection, LogsSection, NotificationsSection, QueueSection, TelegramSection,
+    WebSection,
 };
 pub use paths::{
     ENV_HOME, ENV_QUEUE, ENV_TOKEN, arbiter_home, config_file, default_logs_dir, default_queue_dir,
@@ -47,11 +54,12 @@ pub use paths::{
 };
 pub use queue_dir::{QueueDirSource, ResolvedQueueDir, resolve_queue_dir};
 pub use resolved::{
-    Config, DEFAULT_API_URL, DEFAULT_WATCH_INTERVAL, DEFAULT_WATCH_INTERVAL_MS, LogsConfig,
-    NotificationsConfig, QueueConfig, TelegramConfig, TokenSource,
+    Config, DEFAULT_API_URL, DEFAULT_SESSION_DAYS, DEFAULT_WATCH_INTERVAL,
+    DEFAULT_WATCH_INTERVAL_MS, DEFAULT_WEB_LISTEN, LogsConfig, NotificationsConfig, QueueConfig,
+    TelegramConfig, TokenSource, WebConfig,
 };
-pub use token::BotToken;
 pub(crate) use token::looks_like_token;
+pub use token::{BotToken, SecretToken};
 pub(crate) use validate::normalize_api_url;
 pub use values::{FolderPath, LogLevel, Millis, UserId, UserIds};
 
@@ -95,3 +103,6 @@ fn permission_warning(_path: &Path) -> Option<String> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod web_tests;

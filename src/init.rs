@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::{
     self, BotToken, ConfigError, ConfigFile, FolderPath, LogLevel, LogsSection, Millis,
-    NotificationsSection, QueueSection, TelegramSection, UserId, UserIds,
+    NotificationsSection, QueueSection, TelegramSection, UserId, UserIds, WebSection,
 };
 pub use files::{Outcome, Step};
 pub use prompt::{InitIo, TerminalIo};
@@ -199,6 +199,11 @@ pub fn init(opts: InitOptions, io: &mut dyn InitIo) -> Result<InitReport, InitEr
         // Off until the owner picks a time.
         digest: None,
         people: None,
+        // The dashboard on this machine only; `arbiter web-login` or /web in Telegram signs in.
+        web: Some(WebSection {
+            listen: Some(config::DEFAULT_WEB_LISTEN.to_owned()),
+            ..WebSection::default()
+        }),
     };
     // Cannot fail (string keys, plain values), but no panic on the off chance.
     let json = file.to_json().map_err(|error| InitError::Io {

@@ -25,3 +25,4 @@ mod serde_message;
 pub mod stats;
 pub mod sync;
 pub mod telegram;
+pub mod web;

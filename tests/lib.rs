@@ -27,3 +27,6 @@ mod mcp;
 mod mcp_http;
 mod pyyaml;
 mod store;
+mod web_browser;
+mod web_pages;
+mod web_security;

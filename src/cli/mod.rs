@@ -21,6 +21,7 @@ mod show;
 mod stats;
 mod table;
 mod wait;
+mod web_login;
 
 /// Exit codes every command shares (documented in README).
 pub mod exit {
@@ -120,6 +121,15 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print a one-time login link (10 minutes) for the web dashboard; works while the daemon runs.
+    WebLogin {
+        /// The Telegram user id to sign in as (one of telegram.allowedUsers).
+        #[arg(long, value_name = "ID")]
+        user: u64,
+        /// Config file to use instead of the default.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
     /// Serve the agent tools over MCP on standard input/output.
     Mcp,
     /// Hook commands for agent tools: the hook input on stdin, the decision on stdout.
@@ -143,6 +153,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run { config } => return run::run(config),
         Command::Lint { files } => return lint::run(&files),
+        Command::WebLogin { user, config } => return web_login::run(config, user),
         Command::Init(args) => return init::run(args, cli.queue),
         Command::Hook { command } => return hook::run(queue, command),
         Command::Demo => match crate::demo::run(&mut std::io::stdout()) {

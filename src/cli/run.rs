@@ -10,22 +10,9 @@ use crate::queue::watcher::Mode;
 use super::exit;
 
 pub fn run(config_path: Option<PathBuf>) -> ExitCode {
-    let path = match config_path {
-        Some(p) => p,
-        None => match config::arbiter_home(&process_env) {
-            Ok(home) => config::config_file(&home),
-            Err(e) => {
-                eprintln!("arbiter: {e}");
-                return ExitCode::from(exit::FAILURE);
-            }
-        },
-    };
-    let cfg = match Config::load(&path, &process_env) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("arbiter: {e}");
-            return ExitCode::from(exit::FAILURE);
-        }
+    let (path, cfg) = match load(config_path) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
     };
     init_logging(&cfg.logs.dir, cfg.logs.level);
     if let Some(w) = Config::permission_warning(&path) {
@@ -56,6 +43,27 @@ pub fn run(config_path: Option<PathBuf>) -> ExitCode {
     }
 }
 
+/// The config file (`--config`, else the arbiter home's) and its validated contents; the error is printed.
+pub fn load(config_path: Option<PathBuf>) -> Result<(PathBuf, Config), ExitCode> {
+    let path = match config_path {
+        Some(p) => p,
+        None => match config::arbiter_home(&process_env) {
+            Ok(home) => config::config_file(&home),
+            Err(e) => {
+                eprintln!("arbiter: {e}");
+                return Err(ExitCode::from(exit::FAILURE));
+            }
+        },
+    };
+    match Config::load(&path, &process_env) {
+        Ok(c) => Ok((path, c)),
+        Err(e) => {
+            eprintln!("arbiter: {e}");
+            Err(ExitCode::from(exit::FAILURE))
+        }
+    }
+}
+
 /// Daemon settings from a loaded config.
 #[must_use]
 pub fn settings_from(cfg: &Config) -> Settings {
@@ -77,6 +85,12 @@ pub fn settings_from(cfg: &Config) -> Settings {
     s.timezone = cfg.notifications.timezone.clone();
     s.digest = cfg.digest.clone();
     s.people = cfg.people.clone();
+    s.web = cfg.web.as_ref().map(|w| crate::web::WebSettings {
+        listen: w.listen,
+        public_url: w.public_url.clone(),
+        session_days: w.session_days,
+        state_dir: crate::web::WebSettings::state_dir_for(&cfg.path),
+    });
     s
 }
 

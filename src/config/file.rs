@@ -3,7 +3,7 @@
 //!
 //! Every key is optional here; which ones are required (the token, unless `ARBITER_TELEGRAM_TOKEN` is
 //! set; `allowedUsers`) and every range is for [`ConfigFile::validate`]. An unknown key is an error (a
-//! typo would otherwise be silently ignored). A section for a later feature (`people`, `web`, `digest`,
+//! typo would otherwise be silently ignored). A section for a later feature (`people`, `digest`,
 //! `notifications.quietHours`) is one more field here plus its check in `validate`.
 
 use std::path::Path;
@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::error::ConfigError;
-use super::token::BotToken;
+use super::token::{BotToken, SecretToken};
 use super::values::{self, FolderPath, LogLevel, Millis, UserIds, object};
 
 /// The whole file.
@@ -37,6 +37,13 @@ pub struct ConfigFile {
     /// views show them instead of ids.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub people: Option<std::collections::BTreeMap<String, values::UserId>>,
+    /// The web dashboard; absent: off.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "values::optional_section"
+    )]
+    pub web: Option<WebSection>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,9 +113,38 @@ pub struct DigestSection {
     pub at: Option<String>,
 }
 
+/// The web dashboard.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct WebSection {
+    /// `address:port` the dashboard listens on; default `127.0.0.1:8470`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listen: Option<String>,
+    /// A `listen` address other machines can reach is refused unless this is true.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "values::switch"
+    )]
+    pub allow_remote: Option<bool>,
+    /// The URL a reverse proxy or tunnel serves the dashboard at (login links use it).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "values::url_text"
+    )]
+    pub public_url: Option<String>,
+    /// How long a login lasts, in days; default 30.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_days: Option<serde_json::Number>,
+    /// Agent name → bearer token, for MCP over HTTP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_tokens: Option<std::collections::BTreeMap<String, SecretToken>>,
+}
+
 /// What the top level must be, in the message when it is not.
 const TOP_LEVEL: &str =
-    "an object with telegram, queue, notifications, logs, digest and people sections";
+    "an object with telegram, queue, notifications, logs, digest, people and web sections";
 
 impl ConfigFile {
     /// Parses config.json's text (`path` is for messages). Checks the keys and their types only.

@@ -7,6 +7,11 @@ use tracing::level_filters::LevelFilter;
 
 use super::token::BotToken;
 
+/// `web.listen` when the section leaves it out (and what `arbiter init` writes).
+pub const DEFAULT_WEB_LISTEN: &str = "127.0.0.1:8470";
+/// Default `web.sessionDays`.
+pub const DEFAULT_SESSION_DAYS: u32 = 30;
+
 /// Telegram's own Bot API server.
 pub const DEFAULT_API_URL: &str = "https://api.telegram.org";
 /// Default `queue.watchInterval`, in milliseconds.
@@ -27,6 +32,8 @@ pub struct Config {
     pub digest: Option<crate::digest::DigestAt>,
     /// `people`: name → user id, every id one of `telegram.allowed_users`, in name order.
     pub people: Vec<(String, u64)>,
+    /// The web dashboard; `None`: off.
+    pub web: Option<WebConfig>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,4 +85,18 @@ impl Eq for QuietSetting {}
 pub struct LogsConfig {
     pub dir: PathBuf,
     pub level: LevelFilter,
+}
+
+/// `web`: the dashboard, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebConfig {
+    /// Loopback unless `allow_remote`.
+    pub listen: std::net::SocketAddr,
+    pub allow_remote: bool,
+    /// http(s) with a host, without a trailing `/`.
+    pub public_url: Option<url::Url>,
+    /// 1 to 365.
+    pub session_days: u32,
+    /// Agent name → bearer token (MCP over HTTP); names and tokens are unique and non-empty.
+    pub agent_tokens: std::collections::BTreeMap<String, super::token::SecretToken>,
 }

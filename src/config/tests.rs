@@ -188,7 +188,7 @@ fn invalid_json_names_line_and_column() {
 fn top_level_must_be_an_object() {
     assert_error(
         "[1]",
-        "top level: expected an object with telegram, queue, notifications, logs, digest and people sections, found a list",
+        "top level: expected an object with telegram, queue, notifications, logs, digest, people and web sections, found a list",
     );
 }
 
@@ -277,7 +277,7 @@ fn unknown_keys() {
     );
     assert_error(
         &with_section(r#""colour": 1"#),
-        "colour: unknown key; expected one of telegram, queue, notifications, logs, digest, people",
+        "colour: unknown key; expected one of telegram, queue, notifications, logs, digest, people, web",
     );
 }
 

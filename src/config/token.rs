@@ -42,6 +42,42 @@ impl Serialize for BotToken {
     }
 }
 
+/// A bearer secret from config.json that is not the bot token (`web.agentTokens`): redacted `Debug`, no
+/// `Display`; [`SecretToken::expose`] is the one way to read it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SecretToken(String);
+
+impl SecretToken {
+    #[must_use]
+    pub fn new(token: impl Into<String>) -> SecretToken {
+        SecretToken(token.into())
+    }
+
+    /// The secret itself, to compare with what a client sent. Never log it.
+    #[must_use]
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for SecretToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SecretToken(<redacted>)")
+    }
+}
+
+impl<'de> Deserialize<'de> for SecretToken {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        super::values::string(deserializer, "a token as a string").map(SecretToken)
+    }
+}
+
+impl Serialize for SecretToken {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
 /// A plausible Bot API token: `<bot id digits>:<secret of [A-Za-z0-9_-]>`.
 #[must_use]
 pub(crate) fn looks_like_token(token: &str) -> bool {

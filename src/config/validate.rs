@@ -10,8 +10,8 @@ use super::error::ConfigError;
 use super::file::{ConfigFile, TelegramSection};
 use super::paths::{self, ENV_TOKEN, non_empty};
 use super::resolved::{
-    Config, DEFAULT_WATCH_INTERVAL, LogsConfig, NotificationsConfig, QueueConfig, TelegramConfig,
-    TokenSource,
+    Config, DEFAULT_SESSION_DAYS, DEFAULT_WATCH_INTERVAL, DEFAULT_WEB_LISTEN, LogsConfig,
+    NotificationsConfig, QueueConfig, TelegramConfig, TokenSource, WebConfig,
 };
 use super::token::{BotToken, looks_like_token};
 use super::values::FolderPath;
@@ -80,9 +80,14 @@ impl ConfigFile {
         };
         let people = people(self.people.as_ref(), &telegram.allowed_users)
             .map_err(|(key, problem)| ConfigError::invalid(path, &key, problem))?;
+        let web = match self.web {
+            None => None,
+            Some(section) => Some(web(section).map_err(invalid)?),
+        };
         Ok(Config {
             path: path.into(),
             people,
+            web,
             telegram,
             queue,
             notifications: NotificationsConfig {
@@ -202,6 +207,93 @@ fn api_url(raw: &str) -> Result<Url, String> {
         Some(host) if !host.is_empty() => Ok(url),
         _ => Err(format!("{expected} (no host)")),
     }
+}
+
+/// `web.sessionDays`' range.
+const SESSION_DAYS: std::ops::RangeInclusive<u64> = 1..=365;
+/// The shortest `web.agentTokens` value: a bearer token anyone can guess protects nothing.
+const MIN_AGENT_TOKEN: usize = 16;
+
+/// The `web` section: a loopback `listen` unless `allowRemote`, an http(s) `publicUrl`, `sessionDays` in range,
+/// agent tokens long enough and distinct.
+fn web(section: super::file::WebSection) -> Result<WebConfig, KeyProblem> {
+    let raw = section.listen.as_deref().unwrap_or(DEFAULT_WEB_LISTEN);
+    let listen = listen_address(raw).map_err(|p| ("web.listen", p))?;
+    let allow_remote = section.allow_remote.unwrap_or(false);
+    if !listen.ip().is_loopback() && !allow_remote {
+        return Err((
+            "web.listen",
+            format!(
+                "{listen} can be reached from other machines; listen on 127.0.0.1 (and put a reverse proxy or \
+                 tunnel in front, see web.publicUrl), or set web.allowRemote to true if that is what you want"
+            ),
+        ));
+    }
+    let public_url = match section.public_url {
+        None => None,
+        Some(raw) => Some(api_url(&raw).map_err(|p| ("web.publicUrl", p))?),
+    };
+    let session_days = match section.session_days {
+        None => DEFAULT_SESSION_DAYS,
+        Some(n) => match n.as_u64().filter(|d| SESSION_DAYS.contains(d)) {
+            Some(d) => u32::try_from(d).unwrap_or(DEFAULT_SESSION_DAYS),
+            None => {
+                return Err((
+                    "web.sessionDays",
+                    format!("expected a whole number of days from 1 to 365, found {n}"),
+                ));
+            }
+        },
+    };
+    let agent_tokens = section.agent_tokens.unwrap_or_default();
+    let mut seen = std::collections::HashSet::new();
+    for (name, token) in &agent_tokens {
+        let name_ok = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if !name_ok {
+            return Err((
+                "web.agentTokens",
+                format!("{name:?} is not an agent name (letters, digits, `_`, `-` and `.`)"),
+            ));
+        }
+        let secret = token.expose();
+        if secret.chars().count() < MIN_AGENT_TOKEN || secret.chars().any(char::is_whitespace) {
+            return Err((
+                "web.agentTokens",
+                format!(
+                    "the token of {name:?} must be at least {MIN_AGENT_TOKEN} characters without spaces \
+                     (e.g. from `openssl rand -hex 32`)"
+                ),
+            ));
+        }
+        if !seen.insert(secret) {
+            return Err((
+                "web.agentTokens",
+                format!("the token of {name:?} is also another agent's; give each agent its own"),
+            ));
+        }
+    }
+    Ok(WebConfig {
+        listen,
+        allow_remote,
+        public_url,
+        session_days,
+        agent_tokens,
+    })
+}
+
+/// `address:port` (IPv6 in brackets); `localhost:port` is taken as 127.0.0.1.
+fn listen_address(raw: &str) -> Result<std::net::SocketAddr, String> {
+    let text = raw.trim();
+    let text = match text.strip_prefix("localhost:") {
+        Some(port) => format!("127.0.0.1:{port}"),
+        None => text.to_owned(),
+    };
+    text.parse().map_err(|_| {
+        format!("expected an address and port such as {DEFAULT_WEB_LISTEN}, found {raw:?}")
+    })
 }
 
 /// `notifications.quietHours` in `notifications.timezone` (which must apply to it or to `digest.at`).

@@ -257,7 +257,7 @@ pub(super) fn object<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     deserializer.deserialize_map(Object(expecting, std::marker::PhantomData))
 }
 
-/// [`section`] for a section that is off when absent (`digest`).
+/// [`section`] for a section that is off when absent (`digest`, `web`): present means on.
 pub(super) fn optional_section<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     deserializer: D,
 ) -> Result<Option<T>, D::Error> {

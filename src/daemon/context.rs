@@ -35,6 +35,8 @@ pub struct Ctx {
     pub dashboard: Option<url::Url>,
     /// The watcher's changes, once it runs.
     pub looks: Option<Arc<Looks>>,
+    /// Login links for the web dashboard (`/web`); `None` when it is off.
+    pub web: Option<crate::web::Links>,
 }
 
 /// What the watcher saw change, and one look at it at a time: the watcher's loop and the commands that must show

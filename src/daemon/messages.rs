@@ -21,12 +21,13 @@ pub enum Command<'a> {
     Help,
     Cancel,
     Stats,
+    Web,
     Unknown(&'a str),
 }
 
 /// Every command the bot understands, with what Telegram's command menu says of it: the parser and
 /// setMyCommands both read this list.
-pub const COMMANDS: [(&str, &str, Word); 5] = [
+pub const COMMANDS: [(&str, &str, Word); 6] = [
     ("start", "Show the decision queue", Word::Start),
     ("queue", "Show the decision queue", Word::Queue),
     (
@@ -36,6 +37,7 @@ pub const COMMANDS: [(&str, &str, Word); 5] = [
     ),
     ("help", "How this bot works", Word::Help),
     ("cancel", "Leave custom-answer or note mode", Word::Cancel),
+    ("web", "A login link for the web dashboard", Word::Web),
 ];
 
 /// A command's word, before its argument is looked at.
@@ -46,6 +48,7 @@ pub enum Word {
     Help,
     Cancel,
     Stats,
+    Web,
 }
 
 #[must_use]
@@ -63,6 +66,7 @@ pub fn parse_command(text: &str) -> Option<Command<'_>> {
         Some(Word::Help) => Command::Help,
         Some(Word::Cancel) => Command::Cancel,
         Some(Word::Stats) => Command::Stats,
+        Some(Word::Web) => Command::Web,
         None => Command::Unknown(word),
     })
 }
@@ -99,6 +103,7 @@ pub async fn handle(ctx: &Ctx, msg: Message) {
             };
             send(ctx, chat, &views::View::text_only(text)).await;
         }
+        Some(Command::Web) => web_link(ctx, chat, user).await,
         Some(Command::Unknown(_)) => send(ctx, chat, &views::help()).await,
         None => match ctx.state.custom(user) {
             Some(mode) => custom_answer(ctx, chat, user, mode, text).await,
@@ -220,6 +225,27 @@ async fn open_plan(ctx: &Ctx, chat: ChatId, user: u64, id: &str) {
     }
 }
 
+/// `/web`: a one-time login link for the dashboard (only members get this far: the dispatcher drops the rest).
+async fn web_link(ctx: &Ctx, chat: ChatId, user: u64) {
+    let text = match &ctx.web {
+        None => "The web dashboard is off: add a `web` section to config\\.json and restart the daemon\\.".to_owned(),
+        Some(links) => match links.login_link(user) {
+            Ok(link) => {
+                tracing::info!(user, "web login link sent");
+                format!(
+                    "🗂 Your login link for the dashboard \\(valid 10 minutes, works once\\):\n{}",
+                    escape(&link)
+                )
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "can't store a web login link");
+                "Can't create a login link: the dashboard's state folder is not writable\\.".to_owned()
+            }
+        },
+    };
+    send(ctx, chat, &views::View::text_only(&text)).await;
+}
+
 pub async fn show_queue(ctx: &Ctx, chat: ChatId, user: u64) {
     let view = ctx.queue_view(Actor::User(user), 0).await;
     send(ctx, chat, &view).await;
@@ -247,5 +273,6 @@ mod tests {
         assert_eq!(parse_command("/stats@arbiter_bot"), Some(Command::Stats));
         assert_eq!(parse_command("hello"), None);
         assert_eq!(parse_command("/nope"), Some(Command::Unknown("nope")));
+        assert_eq!(parse_command("/web"), Some(Command::Web));
     }
 }

@@ -61,6 +61,8 @@ pub struct Settings {
     pub poll_timeout: Duration,
     /// HTTP timeout of every other call (the long poll gets this plus its own timeout).
     pub http_timeout: Duration,
+    /// The web dashboard; `None`: off.
+    pub web: Option<crate::web::WebSettings>,
 }
 
 impl std::fmt::Debug for Settings {
@@ -96,6 +98,7 @@ impl Settings {
             digest: None,
             poll_timeout: Duration::from_secs(10),
             http_timeout: Duration::from_secs(17),
+            web: None,
         }
     }
 }
@@ -111,6 +114,8 @@ pub enum DaemonError {
     Client(String),
     #[error("Telegram refused the bot token (check telegram.token or ARBITER_TELEGRAM_TOKEN)")]
     TokenRefused,
+    #[error(transparent)]
+    Web(#[from] crate::web::WebError),
 }
 
 /// Runs the daemon until `shutdown` resolves.
@@ -133,15 +138,23 @@ pub async fn run(
     if let Some(url) = &settings.api_url {
         bot = bot.set_api_url(url.clone());
     }
+    let actions = Actions::new(
+        queue,
+        Access::new(settings.allowed_users.iter().copied())
+            .with_people(settings.people.iter().cloned()),
+    );
+    let state = Arc::new(State::default());
+    // The dashboard runs beside the bot (also while Telegram is unreachable) and stops with the daemon.
+    let web = match &settings.web {
+        Some(w) => Some(crate::web::start(w, actions.clone(), state.changes()).await?),
+        None => None,
+    };
     let ctx = Ctx {
         api: Api { bot: bot.clone() },
-        actions: Actions::new(
-            queue,
-            Access::new(settings.allowed_users.iter().copied())
-                .with_people(settings.people.iter().cloned()),
-        ),
-        state: Arc::new(State::default()),
+        actions,
+        state,
         quiet: settings.quiet_hours.clone().map(Arc::new),
+        web: web.as_ref().map(|w| w.links.clone()),
         looks: None,
         dashboard: mini_app_url(settings.dashboard_url.as_deref()),
         timezone: settings.timezone.clone(),

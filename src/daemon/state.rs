@@ -122,16 +122,47 @@ pub struct State {
         std::collections::VecDeque<PlanRef>,
     )>,
     pub problems: Mutex<HashMap<PathBuf, SeenProblem>>,
+    /// Fires when a new snapshot differs from the last (the dashboard's live updates listen).
+    changes: Changes,
+}
+
+/// "pending/ changed": a broadcast every dashboard page listens to.
+#[derive(Debug)]
+struct Changes(tokio::sync::broadcast::Sender<()>);
+
+impl Default for Changes {
+    fn default() -> Changes {
+        Changes(tokio::sync::broadcast::channel(16).0)
+    }
 }
 
 use crate::sync::lock;
 
 impl State {
+    /// Replaces the snapshot; when a plan appeared, changed or went away, [`State::changes`] fires. (Unchanged
+    /// files keep their parsed plan, shared from the store's cache, so comparing pointers suffices.)
     pub fn set_snapshot(&self, snapshot: Snapshot) {
-        *self
+        let mut current = self
             .snapshot
             .write()
-            .unwrap_or_else(PoisonError::into_inner) = snapshot;
+            .unwrap_or_else(PoisonError::into_inner);
+        let same = current.plans.len() == snapshot.plans.len()
+            && current
+                .plans
+                .iter()
+                .zip(&snapshot.plans)
+                .all(|(a, b)| Arc::ptr_eq(a, b));
+        *current = snapshot;
+        drop(current);
+        if !same {
+            let _ = self.changes.0.send(());
+        }
+    }
+
+    /// The sender whose receivers hear of every change to pending/ the daemon's rescans see.
+    #[must_use]
+    pub fn changes(&self) -> tokio::sync::broadcast::Sender<()> {
+        self.changes.0.clone()
     }
 
     /// Runs `f` on the current snapshot.

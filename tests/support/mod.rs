@@ -3,6 +3,7 @@
 
 pub mod daemon;
 pub mod owner;
+pub mod web;
 
 use std::path::{Path, PathBuf};
 

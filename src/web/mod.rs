@@ -1,0 +1,246 @@
+//! The web dashboard: server-rendered pages over the owner-action layer, served by `arbiter run`.
+//!
+//! Every change goes through [`Actions::take`] with the session's user as the actor, and every list of plans
+//! through [`Actions::visible`]: the dashboard decides no permission itself. Pages work without JavaScript;
+//! the one embedded script adds keyboard shortcuts and live updates (Server-Sent Events fired when the daemon's
+//! rescan of pending/ sees a change). Security: login links and sessions in [`auth`], headers, CSRF and Origin
+//! checks in [`guard`].
+
+pub mod auth;
+mod bulk;
+mod guard;
+mod layout;
+pub mod markdown;
+mod pages;
+mod plan_page;
+mod stats_page;
+
+use std::io;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use axum::Router;
+use axum::routing::{get, post};
+use tokio::sync::broadcast;
+
+use crate::actions::{Action, Actions, Actor, Outcome};
+use crate::queue::Loaded;
+
+pub use auth::AuthStore;
+
+/// What `arbiter run` needs to serve the dashboard (from config `web`).
+#[derive(Debug, Clone)]
+pub struct WebSettings {
+    pub listen: SocketAddr,
+    /// Where a reverse proxy or tunnel serves it; login links use it.
+    pub public_url: Option<url::Url>,
+    pub session_days: u32,
+    /// Login links and sessions (`logins/`, `sessions/`).
+    pub state_dir: PathBuf,
+}
+
+impl WebSettings {
+    /// The state folder beside a config file: `<config folder>/web`.
+    #[must_use]
+    pub fn state_dir_for(config_path: &std::path::Path) -> PathBuf {
+        config_path
+            .parent()
+            .unwrap_or_else(|| std::path::Path::new("."))
+            .join("web")
+    }
+}
+
+/// Makes login links: the store plus the URL the dashboard is reached at.
+#[derive(Debug, Clone)]
+pub struct Links {
+    pub auth: AuthStore,
+    /// `publicUrl`, else `http://<listen address>`, without a trailing `/`.
+    pub base: String,
+}
+
+impl Links {
+    /// A one-time login link for `user` (whether `user` may log in is the caller's to check, with
+    /// `Access::is_member`).
+    pub fn login_link(&self, user: u64) -> io::Result<String> {
+        let token = self.auth.create_login(user, SystemTime::now())?;
+        Ok(format!("{}/login/{token}", self.base))
+    }
+
+    /// The base URL for a dashboard at `listen`, or at `public_url` when set.
+    #[must_use]
+    pub fn base_for(listen: SocketAddr, public_url: Option<&url::Url>) -> String {
+        match public_url {
+            Some(url) => url.as_str().trim_end_matches('/').to_owned(),
+            None => format!("http://{listen}"),
+        }
+    }
+}
+
+/// Shared by every request.
+#[derive(Clone)]
+pub(crate) struct Web {
+    pub actions: Actions,
+    pub auth: AuthStore,
+    pub changes: broadcast::Sender<()>,
+    pub public_url: Option<url::Url>,
+    pub session_days: u32,
+    /// Becomes `true` when the daemon stops: open event streams end with it.
+    pub stop: tokio::sync::watch::Receiver<bool>,
+}
+
+impl Web {
+    /// Cookies get `Secure` when the dashboard is served over https.
+    fn secure(&self) -> bool {
+        self.public_url
+            .as_ref()
+            .is_some_and(|u| u.scheme() == "https")
+    }
+
+    /// Takes an owner action as `user` (file I/O off the async threads).
+    pub async fn act(&self, user: u64, plan_id: &str, action: Action) -> Outcome {
+        let actions = self.actions.clone();
+        let id = plan_id.to_owned();
+        tokio::task::spawn_blocking(move || {
+            actions.take(Actor::User(user), &id, &action, &crate::clock::now())
+        })
+        .await
+        .unwrap_or_else(|e| {
+            tracing::error!(error = %e, "web action task failed");
+            Outcome::Gone
+        })
+    }
+
+    /// The pending plans `user` may see, from a fresh scan (plans naming people nobody can reach are left out, as
+    /// the bot leaves them out).
+    pub async fn plans(&self, user: u64) -> Vec<Arc<Loaded>> {
+        let queue = self.actions.queue().clone();
+        let scan = tokio::task::spawn_blocking(move || queue.scan_pending()).await;
+        let plans = match scan {
+            Ok(Ok(scan)) => scan.plans,
+            Ok(Err(e)) => {
+                tracing::warn!(error = %e, "scan of pending/ failed");
+                Vec::new()
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "scan task failed");
+                Vec::new()
+            }
+        };
+        let access = self.actions.access();
+        plans
+            .into_iter()
+            .filter(|l| {
+                access.unknown_people(&l.plan).is_none()
+                    && !self
+                        .actions
+                        .visible(Actor::User(user), [&l.plan])
+                        .is_empty()
+            })
+            .collect()
+    }
+}
+
+/// A running dashboard: dropping it stops the server (it stops listening at once; requests under way finish,
+/// event streams end).
+pub struct Running {
+    pub links: Links,
+    pub addr: SocketAddr,
+    stop: tokio::sync::watch::Sender<bool>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
+    }
+}
+
+/// Why the dashboard could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum WebError {
+    #[error("web dashboard: can't listen on {addr}: {source}")]
+    Bind { addr: SocketAddr, source: io::Error },
+    #[error("web dashboard: can't use the state folder {}: {source}", dir.display())]
+    State { dir: PathBuf, source: io::Error },
+}
+
+/// Binds `settings.listen` and serves the dashboard until the returned [`Running`] is dropped. `changes` fires
+/// whenever the daemon's rescan of pending/ sees a change.
+pub async fn start(
+    settings: &WebSettings,
+    actions: Actions,
+    changes: broadcast::Sender<()>,
+) -> Result<Running, WebError> {
+    let auth = AuthStore::open(&settings.state_dir).map_err(|source| WebError::State {
+        dir: settings.state_dir.clone(),
+        source,
+    })?;
+    let listener = tokio::net::TcpListener::bind(settings.listen)
+        .await
+        .map_err(|source| WebError::Bind {
+            addr: settings.listen,
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(|source| WebError::Bind {
+        addr: settings.listen,
+        source,
+    })?;
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let web = Web {
+        actions,
+        auth: auth.clone(),
+        changes,
+        public_url: settings.public_url.clone(),
+        session_days: settings.session_days,
+        stop: stopped.clone(),
+    };
+    let app = router(web);
+    let mut stopped = stopped;
+    tokio::spawn(async move {
+        let shutdown = async move {
+            let _ = stopped.wait_for(|stop| *stop).await;
+        };
+        if let Err(e) = axum::serve(listener, app)
+            .with_graceful_shutdown(shutdown)
+            .await
+        {
+            tracing::error!(error = %e, "web dashboard stopped");
+        }
+    });
+    tracing::info!(%addr, "web dashboard listening");
+    Ok(Running {
+        links: Links {
+            auth,
+            base: Links::base_for(addr, settings.public_url.as_ref()),
+        },
+        addr,
+        stop,
+    })
+}
+
+fn router(web: Web) -> Router {
+    let frame_ancestors = if web.public_url.is_some() {
+        "https://web.telegram.org"
+    } else {
+        "'none'"
+    };
+    Router::new()
+        .route("/", get(pages::home))
+        .route("/assets/style.css", get(pages::style))
+        .route("/assets/app.js", get(pages::script))
+        .route("/login", get(pages::login_needed))
+        .route("/login/{token}", get(pages::login_page).post(pages::login))
+        .route("/logout", post(pages::logout))
+        .route("/queue", get(pages::queue))
+        .route("/plan", get(plan_page::show))
+        .route("/plan/decide", post(plan_page::decide))
+        .route("/plan/submit", post(plan_page::submit))
+        .route("/bulk", get(bulk::show).post(bulk::answer))
+        .route("/stats", get(stats_page::show))
+        .route("/events", get(pages::events))
+        .layer(axum::middleware::map_response(
+            move |response: axum::response::Response| guard::headers(response, frame_ancestors),
+        ))
+        .with_state(web)
+}

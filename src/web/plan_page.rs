@@ -1,0 +1,317 @@
+//! One plan with all its decisions: answer (options as buttons), custom text, skip, submit; who answered what and
+//! when. Every form carries the fingerprints of what it showed: a plan the agent changed meanwhile records
+//! nothing and the page comes back as the plan is now, with a notice.
+
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum_extra::extract::Form;
+use axum_extra::extract::cookie::CookieJar;
+use maud::{Markup, html};
+use serde::Deserialize;
+
+use crate::actions::{Action, Outcome, seen};
+use crate::plan::{DecisionStatus, Plan};
+
+use super::Web;
+use super::auth::Session;
+use super::guard::refuse;
+use super::layout::{self, notice, page, plan_href, query};
+
+#[derive(Debug, Deserialize)]
+pub struct Shown {
+    #[serde(default)]
+    id: String,
+    #[serde(default)]
+    notice: String,
+}
+
+/// What the submit form saw of the whole plan: every decision's id, status and answer.
+#[must_use]
+pub fn plan_fingerprint(plan: &Plan) -> String {
+    let mut parts: Vec<&str> = vec![&plan.id];
+    for d in &plan.decisions {
+        parts.extend([
+            d.id.as_str(),
+            d.status.as_str(),
+            d.answer.as_deref().unwrap_or(""),
+        ]);
+    }
+    seen::fingerprint(&parts)
+}
+
+pub async fn show(State(web): State<Web>, jar: CookieJar, Query(shown): Query<Shown>) -> Response {
+    let session = match web.page_session(&jar) {
+        Ok(s) => s,
+        Err(to_login) => return to_login.into_response(),
+    };
+    let text = match shown.notice.as_str() {
+        "recorded" => Some(("ok", "✅ Recorded.")),
+        "signed" => Some((
+            "ok",
+            "✍️ Your sign-off is recorded. The plan is submitted when enough approvers have signed off.",
+        )),
+        "stale" => Some((
+            "warn",
+            "⚠️ This plan changed since your page was drawn, so nothing was recorded. This is the plan as it is now.",
+        )),
+        _ => None,
+    };
+    render(&web, &session, &shown.id, text).await
+}
+
+/// The plan page as the plan is now (or the gone / refused page).
+async fn render(web: &Web, session: &Session, id: &str, message: Option<(&str, &str)>) -> Response {
+    match web.act(session.user, id, Action::Open).await {
+        Outcome::Current(loaded) => {
+            let body = plan_body(&loaded.plan, session, message);
+            page(&loaded.plan.title, Some(session), body).into_response()
+        }
+        Outcome::Refused(r) => refuse(StatusCode::FORBIDDEN, &r.to_string()),
+        _ => gone(session),
+    }
+}
+
+/// A plan that is no longer pending.
+fn gone(session: &Session) -> Response {
+    let body = html! {
+        h1 { "This plan is no longer pending" }
+        (notice("warn", "It was submitted, or its agent removed it. Nothing was recorded."))
+        p { a href="/queue" { "Back to the queue" } }
+    };
+    (
+        StatusCode::NOT_FOUND,
+        page("Plan gone", Some(session), body),
+    )
+        .into_response()
+}
+
+fn plan_body(plan: &Plan, session: &Session, message: Option<(&str, &str)>) -> Markup {
+    let now = chrono::Utc::now();
+    let remaining = plan.remaining();
+    html! {
+        div #live data-live {
+            h1 { (plan.title) }
+            p.meta {
+                (layout::priority(plan))
+                @if let Some(a) = &plan.agent { " · agent " b { (a) } }
+                @if let Some(t) = &plan.tag { " · tag " b { (t) } }
+                " · " (plan.answered()) "/" (plan.decisions.len()) " answered "
+                (layout::due(plan, now))
+            }
+            @if let Some((kind, text)) = message { (notice(kind, text)) }
+            @if !plan.context.trim().is_empty() {
+                div.context { (layout::markdown(&plan.context)) }
+            }
+            @for (i, d) in plan.decisions.iter().enumerate() {
+                section.decision data-item id={ "d" (i) } {
+                    h2 { "Decision " (i + 1) ": " (d.title) " " span class={ "status " (d.status.as_str()) } { (d.status.as_str()) } }
+                    @match d.status {
+                        DecisionStatus::Answered => p.answered {
+                            "Answer: " b { (answer_text(d)) }
+                            @if let Some(by) = &d.answered_by { " · by " (by) }
+                            @if let Some(at) = &d.answered_at { " · " (at) }
+                        },
+                        DecisionStatus::Skipped => p.answered {
+                            "Skipped"
+                            @if let Some(by) = &d.answered_by { " · by " (by) }
+                            @if let Some(at) = &d.answered_at { " · " (at) }
+                        },
+                        DecisionStatus::Pending => {},
+                    }
+                    @if !d.context.trim().is_empty() { div.context { (layout::markdown(&d.context)) } }
+                    form.decide method="post" action="/plan/decide" {
+                        input type="hidden" name="csrf" value=(session.csrf);
+                        input type="hidden" name="plan" value=(plan.id);
+                        input type="hidden" name="decision" value=(i);
+                        input type="hidden" name="seen" value=(seen::of_decision(d));
+                        div.options {
+                            @for (j, o) in d.options.iter().enumerate() {
+                                @let chosen = d.status == DecisionStatus::Answered && d.answer.as_deref() == Some(o.key.as_str());
+                                button type="submit" name="option" value={ (j) ":" (seen::of_option(d, o)) }
+                                    data-key=(j + 1) class=(if chosen { "option chosen" } else { "option" }) {
+                                    span.key { (j + 1) } " " code { (o.key) } " — " (o.label)
+                                }
+                            }
+                        }
+                        @if d.allow_custom || d.options.is_empty() {
+                            div.custom {
+                                input type="text" name="text" placeholder="Custom answer" aria-label="Custom answer";
+                                button type="submit" name="do" value="custom" { "✏️ Answer with this text" }
+                            }
+                        }
+                        @if d.status != DecisionStatus::Skipped {
+                            button.skip type="submit" name="do" value="skip" { "⏭ Skip" }
+                        }
+                    }
+                }
+            }
+            form.submit method="post" action="/plan/submit" {
+                input type="hidden" name="csrf" value=(session.csrf);
+                input type="hidden" name="plan" value=(plan.id);
+                input type="hidden" name="seen" value=(plan_fingerprint(plan));
+                @if remaining == 0 {
+                    button.primary type="submit" data-submit { "✅ Submit" }
+                } @else {
+                    button type="submit" disabled { "Submit (" (remaining) " still pending)" }
+                }
+            }
+        }
+    }
+}
+
+/// The recorded answer as the owner reads it: the option's label, or the custom text.
+fn answer_text(d: &crate::plan::Decision) -> String {
+    match d.chosen_option() {
+        Some(j) => format!("{} — {}", d.options[j].key, d.options[j].label),
+        None => format!("“{}” (custom)", d.answer.as_deref().unwrap_or("")),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Decide {
+    csrf: Option<String>,
+    #[serde(default)]
+    plan: String,
+    #[serde(default)]
+    decision: usize,
+    #[serde(default)]
+    seen: String,
+    option: Option<String>,
+    #[serde(rename = "do")]
+    what: Option<String>,
+    #[serde(default)]
+    text: String,
+}
+
+pub async fn decide(
+    State(web): State<Web>,
+    jar: CookieJar,
+    headers: HeaderMap,
+    Form(form): Form<Decide>,
+) -> Response {
+    let session = match web.post_session(&jar, &headers, form.csrf.as_deref()) {
+        Ok(s) => s,
+        Err(refused) => return refused.into_response(),
+    };
+    let (user, id, decision) = (session.user, form.plan.as_str(), form.decision);
+    let outcome = match (form.option.as_deref(), form.what.as_deref()) {
+        (Some(choice), _) => {
+            let Some((option, seen)) = choice
+                .split_once(':')
+                .and_then(|(j, s)| Some((j.parse().ok()?, s.to_owned())))
+            else {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    "Malformed answer. Nothing was changed.",
+                );
+            };
+            let action = Action::Answer {
+                decision,
+                option,
+                seen,
+            };
+            web.act(user, id, action).await
+        }
+        (None, Some("skip")) => {
+            let action = Action::Skip {
+                decision,
+                seen: form.seen.clone(),
+            };
+            web.act(user, id, action).await
+        }
+        (None, Some("custom")) => {
+            let start = Action::StartCustom {
+                decision,
+                seen: form.seen.clone(),
+            };
+            match web.act(user, id, start).await {
+                Outcome::Current(loaded) => match loaded.plan.decisions.get(decision) {
+                    Some(d) => {
+                        let decision_id = d.id.clone();
+                        let text = form.text.clone();
+                        web.act(user, id, Action::Custom { decision_id, text })
+                            .await
+                    }
+                    None => Outcome::Stale(loaded),
+                },
+                other => other,
+            }
+        }
+        _ => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                "Nothing chosen. Nothing was changed.",
+            );
+        }
+    };
+    respond(&web, &session, id, outcome, Some(decision)).await
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Submit {
+    csrf: Option<String>,
+    #[serde(default)]
+    plan: String,
+    #[serde(default)]
+    seen: String,
+}
+
+pub async fn submit(
+    State(web): State<Web>,
+    jar: CookieJar,
+    headers: HeaderMap,
+    Form(form): Form<Submit>,
+) -> Response {
+    let session = match web.post_session(&jar, &headers, form.csrf.as_deref()) {
+        Ok(s) => s,
+        Err(refused) => return refused.into_response(),
+    };
+    let id = form.plan.as_str();
+    // Submit only what the page showed: a plan changed meanwhile comes back for review instead.
+    let outcome = match web.act(session.user, id, Action::Open).await {
+        Outcome::Current(loaded) if plan_fingerprint(&loaded.plan) != form.seen => {
+            Outcome::Stale(loaded)
+        }
+        Outcome::Current(_) => web.act(session.user, id, Action::Submit).await,
+        other => other,
+    };
+    respond(&web, &session, id, outcome, None).await
+}
+
+/// The page after an action: back to the plan (recorded, or stale with a notice), the queue after a submit, a
+/// clear page when the plan is gone or the action refused.
+async fn respond(
+    web: &Web,
+    session: &Session,
+    id: &str,
+    outcome: Outcome,
+    decision: Option<usize>,
+) -> Response {
+    let back = |notice: &str| {
+        let anchor = decision.map(|d| format!("#d{d}")).unwrap_or_default();
+        Redirect::to(&format!(
+            "{}&{}{anchor}",
+            plan_href(id),
+            query(&[("notice", notice)])
+        ))
+        .into_response()
+    };
+    match outcome {
+        Outcome::Recorded { .. } | Outcome::Current(_) | Outcome::Noted(_) => back("recorded"),
+        Outcome::Stale(_) => back("stale"),
+        Outcome::SignedOff(_) => back("signed"),
+        Outcome::Submitted { plan, .. } => {
+            tracing::info!(plan = %plan.plan.id, user = session.user, "submitted from the web dashboard");
+            Redirect::to("/queue?notice=submitted").into_response()
+        }
+        Outcome::Gone => gone(session),
+        Outcome::Refused(r) => refuse(StatusCode::FORBIDDEN, &r.to_string()),
+        Outcome::NotRecorded { error, .. } => {
+            let text = format!("Not recorded: {error}");
+            let mut response = render(web, session, id, Some(("bad", &text))).await;
+            *response.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
+            response
+        }
+    }
+}

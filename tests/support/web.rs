@@ -1,0 +1,230 @@
+//! The real daemon with its web dashboard on 127.0.0.1, and a plain HTTP client that signs in the way a person
+//! does: `/web` in Telegram, open the link, press Sign in.
+
+use std::path::PathBuf;
+
+use arbiter_zebu::fakebot::FakeBot;
+use arbiter_zebu::web::WebSettings;
+use reqwest::StatusCode;
+use reqwest::header::HeaderMap;
+
+use super::TempQueue;
+use super::daemon::{OWNER, Running, settings};
+
+/// A daemon with the dashboard on a free port; `home` holds config.json and the dashboard's state (`web/`).
+pub struct Dash {
+    pub run: Running,
+    pub home: tempfile::TempDir,
+    /// `http://127.0.0.1:PORT`, learned from the first login link.
+    pub base: String,
+    pub http: reqwest::Client,
+}
+
+/// A response as the tests look at it.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: String,
+}
+
+impl Reply {
+    #[must_use]
+    pub fn location(&self) -> Option<&str> {
+        self.headers
+            .get(reqwest::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+    }
+}
+
+impl Dash {
+    pub async fn start(queue: TempQueue) -> Dash {
+        Dash::start_in(queue, tempfile::tempdir().expect("home")).await
+    }
+
+    /// Stops the daemon and starts a new one on the same queue and state folder (a restart).
+    pub async fn restart(self) -> Dash {
+        let Dash { run, home, .. } = self;
+        let queue = run.stop().await;
+        Dash::start_in(queue, home).await
+    }
+
+    async fn start_in(queue: TempQueue, home: tempfile::TempDir) -> Dash {
+        let fake = FakeBot::start().await.expect("fake bot");
+        let mut s = settings(&fake, &queue);
+        s.web = Some(WebSettings {
+            listen: "127.0.0.1:0".parse().expect("addr"),
+            public_url: None,
+            session_days: 30,
+            state_dir: home.path().join("web"),
+        });
+        let run = Running::start_with(fake, queue, s).await;
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("client");
+        let mut dash = Dash {
+            run,
+            home,
+            base: String::new(),
+            http,
+        };
+        let link = dash.login_link().await;
+        let at = link.find("/login/").expect("login path");
+        dash.base = link[..at].to_owned();
+        dash
+    }
+
+    /// A fresh login link, asked for with `/web` in Telegram.
+    pub async fn login_link(&self) -> String {
+        let before = self.run.chat().len();
+        self.run.fake.send_text(OWNER, "/web");
+        let ok = self
+            .run
+            .fake
+            .wait_until(
+                |f| {
+                    f.messages(OWNER)
+                        .iter()
+                        .skip(before)
+                        .any(|m| m.from_bot() && m.plain.contains("/login/"))
+                },
+                super::daemon::WAIT,
+            )
+            .await;
+        assert!(ok, "no login link; chat:\n{}", self.run.transcript());
+        let m = self
+            .run
+            .chat()
+            .into_iter()
+            .rev()
+            .find(|m| m.plain.contains("/login/"))
+            .expect("link");
+        let start = m.plain.find("http://").expect("http link");
+        m.plain[start..]
+            .split_whitespace()
+            .next()
+            .expect("link")
+            .to_owned()
+    }
+
+    /// Opens a login link and presses Sign in: the session cookie (`name=value`).
+    pub async fn sign_in_with(&self, link: &str) -> Option<String> {
+        let page = self.get_url(link, None).await;
+        if page.status != StatusCode::OK {
+            return None;
+        }
+        let reply = self.post_url(link, None, Some(&self.base), &[]).await;
+        let cookie = reply
+            .headers
+            .get(reqwest::header::SET_COOKIE)?
+            .to_str()
+            .ok()?;
+        assert!(
+            cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+            "{cookie}"
+        );
+        Some(cookie.split(';').next()?.to_owned())
+    }
+
+    /// Signs in as the owner: the session cookie.
+    pub async fn sign_in(&self) -> String {
+        let link = self.login_link().await;
+        self.sign_in_with(&link).await.expect("signed in")
+    }
+
+    pub async fn get(&self, path: &str, cookie: Option<&str>) -> Reply {
+        self.get_url(&format!("{}{path}", self.base), cookie).await
+    }
+
+    pub async fn get_url(&self, url: &str, cookie: Option<&str>) -> Reply {
+        let mut req = self.http.get(url);
+        if let Some(c) = cookie {
+            req = req.header(reqwest::header::COOKIE, c);
+        }
+        reply(req.send().await.expect("GET")).await
+    }
+
+    /// POSTs a form; `origin` is sent as the Origin header when given.
+    pub async fn post(
+        &self,
+        path: &str,
+        cookie: Option<&str>,
+        origin: Option<&str>,
+        form: &[(&str, &str)],
+    ) -> Reply {
+        self.post_url(&format!("{}{path}", self.base), cookie, origin, form)
+            .await
+    }
+
+    pub async fn post_url(
+        &self,
+        url: &str,
+        cookie: Option<&str>,
+        origin: Option<&str>,
+        form: &[(&str, &str)],
+    ) -> Reply {
+        let body = form
+            .iter()
+            .fold(
+                url::form_urlencoded::Serializer::new(String::new()),
+                |mut s, (k, v)| {
+                    s.append_pair(k, v);
+                    s
+                },
+            )
+            .finish();
+        let mut req = self
+            .http
+            .post(url)
+            .header(
+                reqwest::header::CONTENT_TYPE,
+                "application/x-www-form-urlencoded",
+            )
+            .body(body);
+        if let Some(c) = cookie {
+            req = req.header(reqwest::header::COOKIE, c);
+        }
+        if let Some(o) = origin {
+            req = req.header(reqwest::header::ORIGIN, o);
+        }
+        reply(req.send().await.expect("POST")).await
+    }
+
+    /// The dashboard's state folder.
+    #[must_use]
+    pub fn state_dir(&self) -> PathBuf {
+        self.home.path().join("web")
+    }
+}
+
+async fn reply(r: reqwest::Response) -> Reply {
+    let status = r.status();
+    let headers = r.headers().clone();
+    let body = r.text().await.unwrap_or_default();
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+/// The value of the first `name="NAME" value="..."` input in a page.
+#[must_use]
+pub fn field(page: &str, name: &str) -> Option<String> {
+    let at = page.find(&format!("name=\"{name}\" value=\""))?;
+    let rest = &page[at + name.len() + 15..];
+    Some(rest[..rest.find('"')?].to_owned())
+}
+
+/// Every `value` of buttons and inputs named `name`, in page order.
+#[must_use]
+pub fn values(page: &str, name: &str) -> Vec<String> {
+    let needle = format!("name=\"{name}\" value=\"");
+    page.match_indices(&needle)
+        .filter_map(|(at, _)| {
+            let rest = &page[at + needle.len()..];
+            Some(rest[..rest.find('"')?].to_owned())
+        })
+        .collect()
+}

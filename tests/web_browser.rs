@@ -1,0 +1,322 @@
+//! The dashboard in a real browser: headless Chromium over WebDriver (chromedriver), against the real daemon.
+//! One chromedriver and one browser session for the whole file (they are slow to start); each scenario is a
+//! function the one test runs in turn, checking the plan files on disk after every click.
+//!
+//! Needs `chromium` and `chromedriver` (Debian: chromium, chromium-driver); without them the test is skipped with
+//! a message, unless `ARBITER_REQUIRE_BROWSER=1` (CI sets it) makes that a failure. `ARBITER_SCREENSHOTS=1`
+//! rewrites the screenshots in docs/screenshots/.
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+use fantoccini::{Client, ClientBuilder, Locator};
+
+use crate::support::web::Dash;
+use crate::support::{RICH_CONTEXT, TempQueue, plan_with};
+
+const DRIVER: &str = "chromedriver";
+const WAIT: Duration = Duration::from_secs(20);
+
+/// The chromedriver process; killed when dropped (also when a scenario panics).
+struct Driver(Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn installed(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+async fn browser() -> Option<(Driver, Client)> {
+    if !installed(DRIVER) {
+        assert!(
+            std::env::var_os("ARBITER_REQUIRE_BROWSER").is_none(),
+            "ARBITER_REQUIRE_BROWSER is set but chromedriver is not installed"
+        );
+        eprintln!("skipped the browser tests: chromedriver is not installed");
+        return None;
+    }
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new(DRIVER)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start chromedriver");
+    let driver = Driver(child);
+    let mut caps = serde_json::Map::new();
+    let args = [
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1200,900",
+    ];
+    caps.insert(
+        "goog:chromeOptions".into(),
+        serde_json::json!({ "args": args }),
+    );
+    let started = Instant::now();
+    loop {
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        match ClientBuilder::new(connector)
+            .capabilities(caps.clone())
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+        {
+            Ok(client) => return Some((driver, client)),
+            Err(e) if started.elapsed() > WAIT => panic!("can't start a browser session: {e}"),
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+}
+
+/// Waits until the page source contains `text`.
+async fn wait_for(c: &Client, text: &str) {
+    let started = Instant::now();
+    loop {
+        let source = c.source().await.unwrap();
+        if source.contains(text) {
+            return;
+        }
+        assert!(
+            started.elapsed() < WAIT,
+            "the page never showed {text:?}:\n{source}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn click(c: &Client, css: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .click()
+        .await
+        .unwrap();
+}
+
+async fn keys(c: &Client, typed: &str) {
+    let mut actions = KeyActions::new("keyboard".to_owned());
+    for ch in typed.chars() {
+        actions = actions
+            .then(KeyAction::Down { value: ch })
+            .then(KeyAction::Up { value: ch });
+    }
+    c.perform_actions(actions).await.unwrap();
+}
+
+async fn screenshot(c: &Client, name: &str) {
+    if std::env::var_os("ARBITER_SCREENSHOTS").is_none() {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join(format!("{name}.png")),
+        c.screenshot().await.unwrap(),
+    )
+    .unwrap();
+}
+
+/// A plan whose decisions take custom answers.
+fn custom_plan(id: &str) -> String {
+    plan_with(id, "s", 1).replace(
+        "status: pending\nanswer: null",
+        "status: pending\nallow_custom: true\nanswer: null",
+    )
+}
+
+fn queue() -> TempQueue {
+    let queue = TempQueue::new();
+    queue.drop_plan("p1.md", &plan_with("p1", "s", 2));
+    queue.drop_plan("c1.md", &custom_plan("c1"));
+    queue.drop_plan("s1.md", &custom_plan("s1"));
+    queue.drop_plan("rich.md", RICH_CONTEXT);
+    let urgent = plan_with("u1", "s", 1).replace(
+        "priority: normal",
+        "priority: urgent\ntag: deploy\ndeadline: 2026-01-01T00:00:00Z",
+    );
+    queue.drop_plan("u1.md", &urgent);
+    for i in 0..10 {
+        queue.drop_plan(&format!("b{i}.md"), &plan_with(&format!("b{i}"), "bulk", 2));
+    }
+    queue
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_in_a_browser() {
+    let Some((_driver, c)) = browser().await else {
+        return;
+    };
+    let dash = Dash::start(queue()).await;
+    sign_in(&dash, &c).await;
+    answer_by_click_and_by_keyboard(&dash, &c).await;
+    custom_answer_and_submit(&dash, &c).await;
+    stale_view(&dash, &c).await;
+    bulk_ten_plans(&dash, &c).await;
+    live_update(&dash, &c).await;
+    c.close().await.unwrap();
+}
+
+async fn sign_in(dash: &Dash, c: &Client) {
+    let link = dash.login_link().await;
+    c.goto(&link).await.unwrap();
+    click(c, "button[type=submit]").await;
+    wait_for(c, "Decision queue").await;
+    wait_for(c, "Plan b9").await;
+    // Overdue plans come first.
+    let rows = c
+        .find_all(Locator::Css("table.queue tbody tr"))
+        .await
+        .unwrap();
+    assert!(rows[0].text().await.unwrap().contains("Plan u1"));
+    screenshot(c, "queue").await;
+}
+
+async fn answer_by_click_and_by_keyboard(dash: &Dash, c: &Client) {
+    c.goto(&format!("{}/plan?id=cache-rollout", dash.base))
+        .await
+        .unwrap();
+    wait_for(c, "Decision 1").await;
+    c.execute("document.getElementById('d0').scrollIntoView()", vec![])
+        .await
+        .unwrap();
+    screenshot(c, "plan").await;
+
+    c.goto(&format!("{}/plan?id=p1", dash.base)).await.unwrap();
+    click(c, "#d0 button[name=option][data-key='1']").await;
+    wait_for(c, "Recorded").await;
+    let text = dash.run.queue.read("pending", "p1.md");
+    assert!(
+        text.contains("answer: \"yes\"") && text.contains("answered_by: 93533553"),
+        "{text}"
+    );
+    // j, j: the second decision; 2: its second option.
+    keys(c, "jj2").await;
+    wait_for(c, "Answer: <b>no — No</b>").await;
+    let text = dash.run.queue.read("pending", "p1.md");
+    assert!(
+        text.contains("id: q2\nstatus: answered\nanswer: \"no\""),
+        "{text}"
+    );
+    // s: submit.
+    keys(c, "s").await;
+    wait_for(c, "Plan submitted").await;
+    assert!(dash.run.queue.files("pending").iter().all(|f| f != "p1.md"));
+    assert!(
+        dash.run
+            .queue
+            .files("completed")
+            .contains(&"p1.md".to_owned())
+    );
+}
+
+async fn custom_answer_and_submit(dash: &Dash, c: &Client) {
+    c.goto(&format!("{}/plan?id=c1", dash.base)).await.unwrap();
+    let input = c.find(Locator::Css("#d0 input[name=text]")).await.unwrap();
+    input
+        .send_keys("Ship it on Friday: after the freeze")
+        .await
+        .unwrap();
+    click(c, "#d0 button[value=custom]").await;
+    wait_for(c, "Recorded").await;
+    let text = dash.run.queue.read("pending", "c1.md");
+    assert!(
+        text.contains("answer: \"Ship it on Friday: after the freeze\""),
+        "{text}"
+    );
+    click(c, "button[data-submit]").await;
+    wait_for(c, "Plan submitted").await;
+    assert!(
+        dash.run
+            .queue
+            .files("completed")
+            .contains(&"c1.md".to_owned())
+    );
+}
+
+async fn stale_view(dash: &Dash, c: &Client) {
+    c.goto(&format!("{}/plan?id=s1", dash.base)).await.unwrap();
+    wait_for(c, "data-sse=\"open\"").await;
+    // The owner starts typing (so the page does not redraw itself under them) ...
+    let input = c.find(Locator::Css("#d0 input[name=text]")).await.unwrap();
+    input.send_keys("maybe").await.unwrap();
+    // ... the agent relabels the options meanwhile ...
+    let changed = custom_plan("s1").replace("`yes` — Yes", "`yes` — Yes, and delete the backups");
+    dash.run.queue.drop_plan("s1.md", &changed);
+    wait_for(c, "This page changed: reload").await;
+    // ... and the owner picks the option as it was shown: nothing is recorded, the page shows the plan as it is.
+    click(c, "#d0 button[name=option][data-key='1']").await;
+    wait_for(c, "nothing was recorded").await;
+    wait_for(c, "delete the backups").await;
+    assert_eq!(dash.run.queue.read("pending", "s1.md"), changed);
+}
+
+async fn bulk_ten_plans(dash: &Dash, c: &Client) {
+    c.goto(&format!("{}/queue", dash.base)).await.unwrap();
+    wait_for(c, "Plan b9").await;
+    for i in 0..10 {
+        click(c, &format!("input[name=plan][value=b{i}]")).await;
+    }
+    click(c, "form[action='/bulk'] button[type=submit]").await;
+    wait_for(c, "Answer 10 plans together").await;
+    wait_for(c, "in 10 plans").await;
+    screenshot(c, "bulk").await;
+    click(c, "input[name=choice0][data-key='1']").await;
+    click(c, "input[name=choice1][data-key='2']").await;
+    click(c, "input[name=submit]").await;
+    click(c, "button[data-submit]").await;
+    wait_for(c, "Bulk answering: results").await;
+    let source = c.source().await.unwrap();
+    assert_eq!(source.matches("<td>recorded</td>").count(), 20, "{source}");
+    assert_eq!(source.matches("<td>submitted</td>").count(), 10, "{source}");
+    for i in 0..10 {
+        let text = dash.run.queue.read("completed", &format!("b{i}.md"));
+        assert!(
+            text.contains("id: q1\nstatus: answered\nanswer: \"yes\""),
+            "{text}"
+        );
+        assert!(
+            text.contains("id: q2\nstatus: answered\nanswer: \"no\""),
+            "{text}"
+        );
+        assert!(text.contains("status: completed"), "{text}");
+    }
+}
+
+async fn live_update(dash: &Dash, c: &Client) {
+    c.goto(&format!("{}/queue", dash.base)).await.unwrap();
+    wait_for(c, "Plan u1").await;
+    // Once the page's live connection is open, an agent drops a plan: the page shows it by itself.
+    wait_for(c, "data-sse=\"open\"").await;
+    dash.run
+        .queue
+        .drop_plan("live.md", &plan_with("live", "s", 1));
+    wait_for(c, "Plan live").await;
+    let refreshed = c
+        .execute("return document.body.dataset.refreshed || '0'", vec![])
+        .await
+        .unwrap();
+    assert_ne!(
+        refreshed,
+        serde_json::json!("0"),
+        "the test did not reload; the script did"
+    );
+}

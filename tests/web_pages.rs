@@ -1,0 +1,118 @@
+//! The dashboard's pages over HTTP as a signed-in owner: the queue's filters and order, the stats page, and bulk
+//! answering's per-plan results when some plans changed or went away meanwhile.
+
+use reqwest::StatusCode;
+
+use crate::support::web::{Dash, field, values};
+use crate::support::{TempQueue, plan_with};
+
+fn tagged(id: &str, priority: &str, tag: &str) -> String {
+    plan_with(id, "s", 1).replace(
+        "priority: normal",
+        &format!("priority: {priority}\ntag: {tag}"),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_queue_filters_and_puts_overdue_plans_first() {
+    let queue = TempQueue::new();
+    queue.drop_plan("a.md", &tagged("a", "urgent", "db"));
+    queue.drop_plan("b.md", &tagged("b", "low", "ui"));
+    let late =
+        tagged("c", "low", "ui").replace("tag: ui", "tag: ui\ndeadline: 2026-01-01T00:00:00Z");
+    queue.drop_plan("c.md", &late);
+    let dash = Dash::start(queue).await;
+    let cookie = dash.sign_in().await;
+    let all = dash.get("/queue", Some(&cookie)).await.body;
+    let order: Vec<usize> = ["Plan c", "Plan a", "Plan b"]
+        .iter()
+        .map(|t| all.find(t).unwrap())
+        .collect();
+    assert!(
+        order[0] < order[1] && order[1] < order[2],
+        "overdue first, then by priority"
+    );
+    assert!(all.contains("overdue by"));
+    let ui = dash.get("/queue?tag=ui", Some(&cookie)).await.body;
+    assert!(ui.contains("Plan b") && ui.contains("Plan c") && !ui.contains("Plan a"));
+    let urgent = dash.get("/queue?priority=urgent", Some(&cookie)).await.body;
+    assert!(urgent.contains("Plan a") && !urgent.contains("Plan b"));
+    let text = dash.get("/queue?q=PLAN+B", Some(&cookie)).await.body;
+    assert!(text.contains("Plan b") && !text.contains("Plan c"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_stats_page_shows_the_figures_of_arbiter_stats() {
+    let queue = TempQueue::new();
+    queue.drop_plan("a.md", &tagged("a", "urgent", "db"));
+    queue.drop_plan("b.md", &tagged("b", "high", "ui"));
+    let dash = Dash::start(queue).await;
+    let cookie = dash.sign_in().await;
+    let r = dash.get("/stats", Some(&cookie)).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.body.contains("id=\"charts\""), "{}", r.body);
+    assert!(r.body.contains("<th>pending</th><td>2</td>"), "{}", r.body);
+    assert!(r.body.contains("<th>urgent</th><td>1</td>"), "{}", r.body);
+    assert!(
+        r.body.contains("<th>plans completed</th><td>0</td>"),
+        "{}",
+        r.body
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bulk_answering_records_each_plan_or_says_why_not() {
+    let queue = TempQueue::new();
+    for id in ["b1", "b2", "b3", "b4"] {
+        queue.drop_plan(&format!("{id}.md"), &plan_with(id, "s", 1));
+    }
+    let dash = Dash::start(queue).await;
+    let cookie = dash.sign_in().await;
+    let page = dash
+        .get("/bulk?plan=b1&plan=b2&plan=b3&plan=b4", Some(&cookie))
+        .await
+        .body;
+    assert!(page.contains("in 4 plans"), "{page}");
+    let csrf = field(&page, "csrf").unwrap();
+    let members = values(&page, "member0");
+    let choice = values(&page, "choice0").into_iter().next().unwrap();
+    // Meanwhile the agent of b2 relabels the options and b3 is removed.
+    let changed = plan_with("b2", "s", 1).replace("`yes` — Yes", "`yes` — Yes, in production");
+    dash.run.queue.drop_plan("b2.md", &changed);
+    std::fs::remove_file(dash.run.queue.root().join("pending/b3.md")).unwrap();
+    let mut form: Vec<(&str, &str)> = vec![
+        ("csrf", &csrf),
+        ("decision0", "q1"),
+        ("choice0", &choice),
+        ("submit", "1"),
+    ];
+    for id in ["b1", "b2", "b3", "b4"] {
+        form.push(("plan", id));
+    }
+    for m in &members {
+        form.push(("member0", m));
+    }
+    let r = dash
+        .post("/bulk", Some(&cookie), Some(&dash.base), &form)
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body.matches("<td>recorded</td>").count(), 2, "{}", r.body);
+    assert_eq!(
+        r.body.matches("<td>submitted</td>").count(),
+        2,
+        "{}",
+        r.body
+    );
+    assert_eq!(r.body.matches("<td>stale</td>").count(), 1, "{}", r.body);
+    assert_eq!(r.body.matches("<td>gone</td>").count(), 1, "{}", r.body);
+    assert_eq!(dash.run.queue.read("pending", "b2.md"), changed);
+    assert_eq!(dash.run.queue.files("completed"), ["b1.md", "b4.md"]);
+    for id in ["b1", "b4"] {
+        assert!(
+            dash.run
+                .queue
+                .read("completed", &format!("{id}.md"))
+                .contains("answer: \"yes\"")
+        );
+    }
+}
