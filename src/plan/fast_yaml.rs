@@ -128,7 +128,11 @@ fn resolve_plain(s: &str) -> Option<Value> {
     if bytes.iter().all(u8::is_ascii_digit) {
         // Leading zeros are a string to serde_yaml, long runs may not fit a u64: not sure, ask serde_yaml.
         let decimal = s == "0" || (bytes[0] != b'0' && bytes.len() <= 18);
-        return decimal.then(|| s.parse::<u64>().ok().map(|n| Value::Number(Number::from(n))))?;
+        return decimal.then(|| {
+            s.parse::<u64>()
+                .ok()
+                .map(|n| Value::Number(Number::from(n)))
+        })?;
     }
     // serde_yaml reads an integer (decimal, 0x, 0o, 0b) or a finite float where Rust's parsers accept one; a
     // letter-first word Rust reads as a float is `inf`, `nan`, `infinity` (not finite, so a string, but not

@@ -4,10 +4,10 @@ use std::ops::Range;
 
 use serde_yaml::{Mapping, Value};
 
-use super::{fast_yaml, lines};
 use super::people::{self, Approval};
 use super::timing::{self, Timing};
 use super::{Diagnostic, PlanStatus, Priority};
+use super::{fast_yaml, lines};
 use crate::serde_message::without_position;
 
 /// The frontmatter fields the core understands; unknown keys stay in the file untouched.
