@@ -21,10 +21,6 @@ use super::lines;
 /// Longest key read here (YAML limits implicit keys to 1024 characters; plans use short ones).
 const MAX_KEY: usize = 128;
 
-/// The punctuation a plain scalar may hold after its first character, besides letters, digits and spaces: the
-/// writer's allow-list (`yaml_value.rs`). `:` only when no space follows it and `#` only when no space precedes it.
-const PLAIN_PUNCTUATION: &str = "_-./,()+@:#'";
-
 /// The `key: value` lines of a frontmatter (each with or without its ending) as serde_yaml reads them into a
 /// mapping, or `None` when a line is not a shape this module is certain of (or there is no key at all).
 #[must_use]
@@ -114,14 +110,7 @@ fn resolve_plain(s: &str) -> Option<Value> {
         "false" | "False" | "FALSE" => return Some(Value::Bool(false)),
         _ => {}
     }
-    let mut chars = s.chars();
-    let first = chars.next()?;
-    let shape = (first.is_alphanumeric() || first == '_')
-        && chars.all(|c| c.is_alphanumeric() || c == ' ' || PLAIN_PUNCTUATION.contains(c))
-        && !s.contains(": ")
-        && !s.ends_with(':')
-        && !s.contains(" #");
-    if !shape {
+    if !plain_shape(s) {
         return None;
     }
     let bytes = s.as_bytes();
@@ -139,6 +128,28 @@ fn resolve_plain(s: &str) -> Option<Value> {
     // worth being clever about).
     let radix_prefix = ["0x", "0o", "0b"].iter().any(|p| s.starts_with(p));
     (!radix_prefix && s.parse::<f64>().is_err()).then(|| Value::String(s.to_owned()))
+}
+
+/// The allow-list of plain scalars, in one pass: a letter, a digit or `_` first, then only letters, digits,
+/// spaces and the writer's punctuation (`yaml_value.rs`: `_-./,()+@:#'`); no `: ` (a mapping) and no `:` at the end, no ` #` (a comment).
+fn plain_shape(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut prev = b' ';
+    for (i, c) in s.char_indices() {
+        let ok = match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '_' => true,
+            _ if i == 0 => c.is_alphanumeric(),
+            ' ' | '-' | '.' | '/' | ',' | '(' | ')' | '+' | '@' | '\'' => true,
+            ':' => b.get(i + 1).is_some_and(|&n| n != b' '),
+            '#' => prev != b' ',
+            _ => c.is_alphanumeric(),
+        };
+        if !ok {
+            return false;
+        }
+        prev = b[i];
+    }
+    !s.is_empty()
 }
 
 /// `[a-z_][a-z0-9_]*`, not a word YAML resolves to anything but a string.
