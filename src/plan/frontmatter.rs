@@ -4,10 +4,10 @@ use std::ops::Range;
 
 use serde_yaml::{Mapping, Value};
 
-use super::lines;
 use super::people::{self, Approval};
 use super::timing::{self, Timing};
 use super::{Diagnostic, PlanStatus, Priority};
+use super::{fast_yaml, lines};
 use crate::serde_message::without_position;
 
 /// The frontmatter fields the core understands; unknown keys stay in the file untouched.
@@ -64,22 +64,10 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
              save the file with LF or CRLF line endings",
         ));
     }
-    let yaml: String = all[1..close].concat();
-    let value: Value = serde_yaml::from_str(&yaml).map_err(|e| {
-        let line = e.location().map_or(1, |l| l.line()) + 1;
-        Diagnostic::new(
-            line,
-            format!(
-                "invalid YAML in frontmatter: {}",
-                // The diagnostic carries the line itself.
-                without_position(&e.to_string())
-            ),
-        )
-    })?;
-    let mapping = match value {
-        Value::Null => Mapping::new(),
-        Value::Mapping(m) => m,
-        _ => return Err(Diagnostic::new(2, "frontmatter must be `key: value` lines")),
+    // The common shapes are read without serde_yaml, exactly as it reads them; anything else goes to it.
+    let mapping = match fast_yaml::mapping(&all[1..close]) {
+        Some(mapping) => mapping,
+        None => yaml_mapping(&all[1..close])?,
     };
     let key_line = |key: &str| -> usize {
         (1..close)
@@ -144,4 +132,25 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
         body_start: close + 1,
         map: mapping,
     })
+}
+
+/// The frontmatter's YAML text (the lines between the `---` lines) read by serde_yaml.
+fn yaml_mapping(block: &[&str]) -> Result<Mapping, Diagnostic> {
+    let yaml: String = block.concat();
+    let value: Value = serde_yaml::from_str(&yaml).map_err(|e| {
+        let line = e.location().map_or(1, |l| l.line()) + 1;
+        Diagnostic::new(
+            line,
+            format!(
+                "invalid YAML in frontmatter: {}",
+                // The diagnostic carries the line itself.
+                without_position(&e.to_string())
+            ),
+        )
+    })?;
+    match value {
+        Value::Null => Ok(Mapping::new()),
+        Value::Mapping(m) => Ok(m),
+        _ => Err(Diagnostic::new(2, "frontmatter must be `key: value` lines")),
+    }
 }

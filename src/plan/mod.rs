@@ -3,6 +3,7 @@
 mod diagnostic;
 pub mod duration;
 mod edit;
+mod fast_yaml;
 mod frontmatter;
 pub mod lines;
 mod model;

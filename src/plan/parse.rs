@@ -240,7 +240,11 @@ fn parse_decision(all: &[&str], section: Range<usize>, n: usize) -> Result<Decis
         heading + 1..heading + 1
     };
 
-    let mut fields: HashMap<&str, (Option<String>, usize)> = HashMap::new();
+    // A handful of keys: a list searched in order is cheaper than hashing each key. A block of many keys (only a
+    // hostile file has them) is indexed, so the search does not grow with the square of its length.
+    const FEW: usize = 16;
+    let mut fields: Vec<(&str, Option<String>, usize)> = Vec::with_capacity(meta_lines.len());
+    let mut index: HashMap<&str, usize> = HashMap::new();
     for i in meta_lines.clone() {
         let Some((key, raw)) = meta_key(all[i]) else {
             continue;
@@ -248,7 +252,15 @@ fn parse_decision(all: &[&str], section: Range<usize>, n: usize) -> Result<Decis
         let value =
             yaml_value::read(raw).map_err(|e| Diagnostic::new(i + 1, format!("`{key}`: {e}")))?;
         // Like YAML, a key given twice is ambiguous: an edit would rewrite one line and a reader take the other.
-        if let Some((_, first)) = fields.insert(key, (value, i + 1)) {
+        if fields.len() == FEW {
+            index.extend(fields.iter().map(|&(k, _, l)| (k, l)));
+        }
+        let first = if fields.len() < FEW {
+            fields.iter().find(|(k, _, _)| *k == key).map(|f| f.2)
+        } else {
+            index.insert(key, i + 1)
+        };
+        if let Some(first) = first {
             return Err(Diagnostic::new(
                 i + 1,
                 format!(
@@ -257,9 +269,11 @@ fn parse_decision(all: &[&str], section: Range<usize>, n: usize) -> Result<Decis
                 ),
             ));
         }
+        fields.push((key, value, i + 1));
     }
-    let field = |k: &str| fields.get(k).and_then(|(v, _)| v.clone());
-    let field_line = |k: &str| fields.get(k).map_or(line, |(_, l)| *l);
+    let get = |k: &str| fields.iter().find(|(key, _, _)| *key == k);
+    let field = |k: &str| get(k).and_then(|(_, v, _)| v.clone());
+    let field_line = |k: &str| get(k).map_or(line, |(_, _, l)| *l);
 
     let id = match field("id") {
         Some(id) if !id.trim().is_empty() => id,

@@ -659,3 +659,26 @@ fn a_key_given_twice_in_a_decision_is_diagnosed() {
         "7: `answered_by` given twice in decision 1 (first on line 6)"
     );
 }
+
+#[test]
+fn a_key_given_twice_among_many_is_diagnosed() {
+    // Past a handful of keys the decision block is indexed rather than searched: the same diagnosis either way.
+    let mut text = String::from("---\nid: x\n---\n## A\n\n");
+    for k in 0..40 {
+        text.push_str(&format!("k{k}: v\n"));
+    }
+    text.push_str("k3: again\n\n**Options:**\n- `a` — A\n");
+    assert_eq!(
+        diag(&text),
+        "46: `k3` given twice in decision 1 (first on line 9)"
+    );
+    let mut text = String::from("---\nid: x\n---\n## A\n\n");
+    for k in 0..40 {
+        text.push_str(&format!("k{k}: v\n"));
+    }
+    text.push_str("k39: again\n\n**Options:**\n- `a` — A\n");
+    assert_eq!(
+        diag(&text),
+        "46: `k39` given twice in decision 1 (first on line 45)"
+    );
+}

@@ -143,10 +143,12 @@ fn printable(c: char) -> bool {
 ///
 /// Numbers and booleans come back as their text, so `answer: 42` is the answer `"42"`.
 pub fn read(value: &str) -> Result<Option<String>, String> {
-    if let Some(fast) = read_plain(value) {
-        return Ok(fast);
-    }
-    let parsed: Value = serde_yaml::from_str(value).map_err(|e| first_line(&e.to_string()))?;
+    // The common values (nulls, ids, keys, statuses, timestamps, user ids, quoted text) are read without a YAML
+    // parser, exactly as serde_yaml reads them: a plan has a few of them per decision.
+    let parsed = match super::fast_yaml::value(value) {
+        Some(v) => v,
+        None => serde_yaml::from_str(value).map_err(|e| first_line(&e.to_string()))?,
+    };
     match parsed {
         Value::Null => Ok(None),
         Value::String(s) => Ok(Some(s)),
@@ -156,32 +158,6 @@ pub fn read(value: &str) -> Result<Option<String>, String> {
             Err("expected a single value, found a list or a map".to_owned())
         }
     }
-}
-
-/// The common values (`null`, ids, keys, statuses, RFC 3339 timestamps, user ids) read without a YAML parser:
-/// a plan has a few of them per decision and parsing is the daemon's start-up cost. `None` = not sure, ask YAML.
-/// Each shape is one YAML 1.2 reads as exactly this text (tested against serde_yaml below).
-fn read_plain(value: &str) -> Option<Option<String>> {
-    match value {
-        "" | "~" | "null" | "Null" | "NULL" => return Some(None),
-        "true" | "True" | "TRUE" => return Some(Some("true".to_owned())),
-        "false" | "False" | "FALSE" => return Some(Some("false".to_owned())),
-        _ => {}
-    }
-    let bytes = value.as_bytes();
-    let word = bytes[0].is_ascii_alphabetic()
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'));
-    let number = bytes.len() < 19
-        && (value == "0" || (bytes[0] != b'0' && bytes.iter().all(u8::is_ascii_digit)));
-    let timestamp = bytes.len() >= 10
-        && bytes[..4].iter().all(u8::is_ascii_digit)
-        && bytes[4] == b'-'
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b':' | b'T' | b'Z' | b'.' | b'+'));
-    (word || number || timestamp).then(|| Some(value.to_owned()))
 }
 
 fn first_line(s: &str) -> String {
