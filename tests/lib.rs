@@ -30,3 +30,4 @@ mod store;
 mod web_browser;
 mod web_pages;
 mod web_security;
+mod web_wiring;

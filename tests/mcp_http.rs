@@ -56,7 +56,7 @@ async fn serve(q: &TempQueue) -> String {
 
 /// An MCP session over HTTP.
 #[derive(Clone)]
-struct HttpClient {
+pub(crate) struct HttpClient {
     http: reqwest::Client,
     url: String,
     token: String,
@@ -64,7 +64,7 @@ struct HttpClient {
 }
 
 impl HttpClient {
-    fn new(url: &str, token: &str) -> HttpClient {
+    pub(crate) fn new(url: &str, token: &str) -> HttpClient {
         HttpClient {
             http: reqwest::Client::new(),
             url: url.to_owned(),
@@ -74,7 +74,7 @@ impl HttpClient {
     }
 
     /// POSTs one JSON-RPC message with the transport's headers.
-    async fn post(&self, message: &Value) -> reqwest::Response {
+    pub(crate) async fn post(&self, message: &Value) -> reqwest::Response {
         let mut request = self
             .http
             .post(&self.url)
@@ -90,7 +90,7 @@ impl HttpClient {
     }
 
     /// Sends a request and returns the JSON-RPC response with its id, from a JSON body or an event stream.
-    async fn request(
+    pub(crate) async fn request(
         &self,
         id: u64,
         method: &str,
@@ -125,7 +125,7 @@ impl HttpClient {
     }
 
     /// initialize, then notifications/initialized; keeps the session id the server gave.
-    async fn initialize(&mut self) -> Value {
+    pub(crate) async fn initialize(&mut self) -> Value {
         let (init, headers) = self
             .request(
                 0,
@@ -146,7 +146,7 @@ impl HttpClient {
     }
 
     /// Calls a tool and returns its result (`content`, `structuredContent`, `isError`).
-    async fn call(&self, id: u64, tool: &str, arguments: Value) -> Value {
+    pub(crate) async fn call(&self, id: u64, tool: &str, arguments: Value) -> Value {
         let (response, _) = self
             .request(
                 id,

@@ -90,7 +90,20 @@ pub fn settings_from(cfg: &Config) -> Settings {
         public_url: w.public_url.clone(),
         session_days: w.session_days,
         state_dir: crate::web::WebSettings::state_dir_for(&cfg.path),
+        agent_tokens: w
+            .agent_tokens
+            .iter()
+            .map(|(name, token)| (name.clone(), token.expose().to_owned()))
+            .collect(),
+        bot_token: cfg.telegram.token.expose().to_owned(),
+        timezone: cfg.notifications.timezone.clone(),
     });
+    // With an https public URL, the bot offers the dashboard as a Telegram Mini App.
+    s.dashboard_url = cfg
+        .web
+        .as_ref()
+        .and_then(|w| w.public_url.as_ref())
+        .map(|u| u.to_string());
     s
 }
 

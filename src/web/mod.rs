@@ -39,6 +39,12 @@ pub struct WebSettings {
     pub session_days: u32,
     /// Login links and sessions (`logins/`, `sessions/`).
     pub state_dir: PathBuf,
+    /// Agent name → bearer token for MCP over HTTP (`POST /mcp`); empty: every MCP request gets 401.
+    pub agent_tokens: std::collections::BTreeMap<String, String>,
+    /// The bot token: a Telegram Mini App's `initData` is signed with it (`POST /auth/telegram`).
+    pub bot_token: String,
+    /// `notifications.timezone`: the days of the stats chart.
+    pub timezone: jiff::tz::TimeZone,
 }
 
 impl WebSettings {
@@ -86,6 +92,8 @@ pub(crate) struct Web {
     pub changes: broadcast::Sender<()>,
     pub public_url: Option<url::Url>,
     pub session_days: u32,
+    pub bot_token: Arc<str>,
+    pub timezone: jiff::tz::TimeZone,
     /// Becomes `true` when the daemon stops: open event streams end with it.
     pub stop: tokio::sync::watch::Receiver<bool>,
 }
@@ -187,19 +195,29 @@ pub async fn start(
         source,
     })?;
     let (stop, stopped) = tokio::sync::watch::channel(false);
+    let mcp_stop = tokio_util::sync::CancellationToken::new();
+    let mcp = crate::mcp::http::router(
+        actions.queue().clone(),
+        &settings.agent_tokens,
+        mcp_stop.clone(),
+    );
     let web = Web {
         actions,
         auth: auth.clone(),
         changes,
         public_url: settings.public_url.clone(),
         session_days: settings.session_days,
+        bot_token: Arc::from(settings.bot_token.as_str()),
+        timezone: settings.timezone.clone(),
         stop: stopped.clone(),
     };
-    let app = router(web);
+    let app = router(web).merge(mcp);
     let mut stopped = stopped;
     tokio::spawn(async move {
         let shutdown = async move {
             let _ = stopped.wait_for(|stop| *stop).await;
+            // MCP's open sessions and event streams end with the dashboard.
+            mcp_stop.cancel();
         };
         if let Err(e) = axum::serve(listener, app)
             .with_graceful_shutdown(shutdown)
@@ -231,6 +249,7 @@ fn router(web: Web) -> Router {
         .route("/assets/app.js", get(pages::script))
         .route("/login", get(pages::login_needed))
         .route("/login/{token}", get(pages::login_page).post(pages::login))
+        .route("/auth/telegram", post(pages::telegram_login))
         .route("/logout", post(pages::logout))
         .route("/queue", get(pages::queue))
         .route("/plan", get(plan_page::show))

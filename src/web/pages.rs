@@ -56,6 +56,10 @@ pub async fn login_needed() -> Response {
             li { "send " code { "/web" } " to the bot in Telegram, or" }
             li { "run " code { "arbiter web-login --user YOUR_ID" } " on the machine the daemon runs on." }
         }
+        // Opened as a Telegram Mini App, the script signs in with Telegram's launch data through this form.
+        form #miniapp method="post" action="/auth/telegram" hidden {
+            input type="hidden" name="initData";
+        }
     };
     (StatusCode::UNAUTHORIZED, page("Sign in", None, body)).into_response()
 }
@@ -107,6 +111,64 @@ pub async fn login(
     match web.auth.create_session(user, web.session_days, now) {
         Ok(session) => {
             tracing::info!(user, "web dashboard: signed in");
+            (jar.add(web.cookie(&session)), Redirect::to("/queue")).into_response()
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "web dashboard: can't store a session");
+            refuse(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Can't store the session.",
+            )
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct MiniApp {
+    #[serde(rename = "initData", default)]
+    init_data: String,
+}
+
+/// `POST /auth/telegram`: the dashboard opened as a Telegram Mini App signs in with Telegram's `initData` (signed
+/// with the bot token, at most 24 hours old, for an allowed user) and gets the same session as a login link.
+/// Anything else: 401 and nothing stored.
+pub async fn telegram_login(
+    State(web): State<Web>,
+    jar: CookieJar,
+    headers: HeaderMap,
+    Form(form): Form<MiniApp>,
+) -> Response {
+    if let Err(refused) = web.same_origin(&headers) {
+        return refused.into_response();
+    }
+    let now = chrono::Utc::now().timestamp();
+    let user = match crate::telegram::webapp::verify_init_data(&form.init_data, &web.bot_token, now)
+    {
+        Ok(user) if web.actions.access().is_member(user) => user,
+        Ok(user) => {
+            tracing::warn!(
+                user,
+                "web dashboard: Mini App sign-in by someone not allowed"
+            );
+            return refuse(
+                StatusCode::UNAUTHORIZED,
+                &crate::actions::Refusal::Outsider.to_string(),
+            );
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "web dashboard: Mini App sign-in refused");
+            return refuse(
+                StatusCode::UNAUTHORIZED,
+                "Telegram's sign-in data did not check out.",
+            );
+        }
+    };
+    match web
+        .auth
+        .create_session(user, web.session_days, SystemTime::now())
+    {
+        Ok(session) => {
+            tracing::info!(user, "web dashboard: signed in from the Telegram Mini App");
             (jar.add(web.cookie(&session)), Redirect::to("/queue")).into_response()
         }
         Err(e) => {

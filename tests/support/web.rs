@@ -37,6 +37,9 @@ impl Reply {
     }
 }
 
+/// The bearer token of agent `builder` for MCP over HTTP.
+pub const AGENT_TOKEN: &str = "builder-token-0123456789abcdef";
+
 impl Dash {
     pub async fn start(queue: TempQueue) -> Dash {
         Dash::start_in(queue, tempfile::tempdir().expect("home")).await
@@ -57,6 +60,9 @@ impl Dash {
             public_url: None,
             session_days: 30,
             state_dir: home.path().join("web"),
+            agent_tokens: [("builder".to_owned(), AGENT_TOKEN.to_owned())].into(),
+            bot_token: fake.token().to_owned(),
+            timezone: jiff::tz::TimeZone::UTC,
         });
         let run = Running::start_with(fake, queue, s).await;
         let http = reqwest::Client::builder()

@@ -4,6 +4,18 @@
 
   var current = -1;
 
+  // Opened as a Telegram Mini App without a session: Telegram puts its signed launch data in the URL fragment
+  // (tgWebAppData); post it to /auth/telegram, which checks the signature with the bot token.
+  var miniapp = document.getElementById('miniapp');
+  if (miniapp && location.hash.indexOf('tgWebAppData=') !== -1) {
+    var launch = new URLSearchParams(location.hash.slice(1));
+    var data = launch.get('tgWebAppData');
+    if (data) {
+      miniapp.querySelector('input[name="initData"]').value = data;
+      miniapp.submit();
+    }
+  }
+
   function items() { return Array.prototype.slice.call(document.querySelectorAll('[data-item]')); }
 
   function typing(el) {
