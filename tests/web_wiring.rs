@@ -151,3 +151,71 @@ async fn the_mini_app_signs_in_with_telegrams_signed_init_data_only() {
     let queue = dash.get("/queue", Some(&cookie)).await;
     assert_eq!(queue.status, StatusCode::OK);
 }
+
+/// The plan page's decision form fields for decision 0 of `id`: csrf and seen.
+async fn decision_form(dash: &Dash, cookie: &str, id: &str) -> (String, String) {
+    let page = dash.get(&format!("/plan?id={id}"), Some(cookie)).await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    (
+        crate::support::web::field(&page.body, "csrf").unwrap(),
+        crate::support::web::field(&page.body, "seen").unwrap(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn enter_in_a_text_field_never_picks_an_option_and_notes_and_delegation_work_from_the_page() {
+    let queue = TempQueue::new();
+    queue.drop_plan("n1.md", &crate::support::plan_with("n1", "s", 1));
+    let dash = Dash::start(queue).await;
+    let cookie = dash.sign_in().await;
+    let post = |form: Vec<(&'static str, String)>| {
+        let (dash, cookie) = (&dash, cookie.clone());
+        async move {
+            let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            dash.post("/plan/decide", Some(&cookie), Some(&dash.base), &form)
+                .await
+        }
+    };
+    let base = |csrf: &str, seen: &str| {
+        vec![
+            ("csrf", csrf.to_owned()),
+            ("plan", "n1".to_owned()),
+            ("decision", "0".to_owned()),
+            ("seen", seen.to_owned()),
+        ]
+    };
+    // Enter with nothing typed (the hidden first button): nothing recorded, not option 1.
+    let before = dash.run.queue.read("pending", "n1.md");
+    let (csrf, seen) = decision_form(&dash, &cookie, "n1").await;
+    let mut form = base(&csrf, &seen);
+    form.push(("do", "enter".to_owned()));
+    let r = post(form).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.body);
+    assert_eq!(dash.run.queue.read("pending", "n1.md"), before);
+    // Enter in the note field: a note, hostile text kept exactly; the answer stays pending.
+    let note = "why: \"ok\" # not a comment\n---";
+    let mut form = base(&csrf, &seen);
+    form.extend([("note", note.to_owned()), ("do", "enter".to_owned())]);
+    let r = post(form).await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let after = dash.run.queue.read("pending", "n1.md");
+    let plan = arbiter_zebu::plan::parse(&after, "n1").unwrap();
+    assert_eq!(plan.decisions[0].note.as_deref(), Some(note));
+    assert_eq!(plan.decisions[0].answer, None);
+    let page = dash.get("/plan?id=n1", Some(&cookie)).await;
+    assert!(
+        page.body.contains("💬 why: &quot;ok&quot; # not a comment"),
+        "{}",
+        page.body
+    );
+    // Delegation needs someone to delegate to: only the owner is allowed here, so the page offers nobody.
+    assert!(!page.body.contains("👉 Delegate"));
+    // A delegation to someone who is no member is refused by the action layer; nothing changes.
+    let (csrf, seen) = decision_form(&dash, &cookie, "n1").await;
+    let mut form = base(&csrf, &seen);
+    form.extend([("to", "666".to_owned()), ("do", "delegate".to_owned())]);
+    let before = dash.run.queue.read("pending", "n1.md");
+    let r = post(form).await;
+    assert_ne!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert_eq!(dash.run.queue.read("pending", "n1.md"), before);
+}

@@ -93,7 +93,9 @@ pub async fn look(ctx: &Ctx, changed: Changed, notices: &mpsc::UnboundedSender<N
         }
         let _ = notices.send(Notice::New(new));
     }
-    ctx.warm_queues();
+    // Off the async threads: with thousands of plans this is a few milliseconds per member.
+    let warm = ctx.clone();
+    let _ = tokio::task::spawn_blocking(move || warm.warm_queues()).await;
 }
 
 /// Takes a scan into the snapshot and reports settled problems; returns the plans never seen before.

@@ -64,7 +64,7 @@ pub async fn show(State(web): State<Web>, jar: CookieJar, Query(shown): Query<Sh
 async fn render(web: &Web, session: &Session, id: &str, message: Option<(&str, &str)>) -> Response {
     match web.act(session.user, id, Action::Open).await {
         Outcome::Current(loaded) => {
-            let body = plan_body(&loaded.plan, session, message);
+            let body = plan_body(web, &loaded.plan, session, message);
             page(&loaded.plan.title, Some(session), body).into_response()
         }
         Outcome::Refused(r) => refuse(StatusCode::FORBIDDEN, &r.to_string()),
@@ -86,9 +86,14 @@ fn gone(session: &Session) -> Response {
         .into_response()
 }
 
-fn plan_body(plan: &Plan, session: &Session, message: Option<(&str, &str)>) -> Markup {
+fn plan_body(web: &Web, plan: &Plan, session: &Session, message: Option<(&str, &str)>) -> Markup {
     let now = chrono::Utc::now();
     let remaining = plan.remaining();
+    let access = web.actions.access();
+    let name = |who: &str| access.display(who);
+    let name_of = |id: u64| access.display(&id.to_string());
+    let delegates = access.delegates_for(session.user, plan);
+    let require = plan.approval.require;
     html! {
         div #live data-live {
             h1 { (plan.title) }
@@ -109,22 +114,30 @@ fn plan_body(plan: &Plan, session: &Session, message: Option<(&str, &str)>) -> M
                     @match d.status {
                         DecisionStatus::Answered => p.answered {
                             "Answer: " b { (answer_text(d)) }
-                            @if let Some(by) = &d.answered_by { " · by " (by) }
+                            @if let Some(by) = &d.answered_by { " · by " (name(by)) }
                             @if let Some(at) = &d.answered_at { " · " (at) }
                         },
                         DecisionStatus::Skipped => p.answered {
                             "Skipped"
-                            @if let Some(by) = &d.answered_by { " · by " (by) }
+                            @if let Some(by) = &d.answered_by { " · by " (name(by)) }
                             @if let Some(at) = &d.answered_at { " · " (at) }
                         },
                         DecisionStatus::Pending => {},
                     }
+                    @if let Some(to) = d.delegated_to {
+                        p.meta { "👉 Delegated to " b { (name_of(to)) }
+                            @if let Some(by) = d.delegated_by { " by " (name_of(by)) } }
+                    }
+                    @if let Some(note) = &d.note { p.note { "💬 " (note) } }
                     @if !d.context.trim().is_empty() { div.context { (layout::markdown(&d.context)) } }
                     form.decide method="post" action="/plan/decide" {
                         input type="hidden" name="csrf" value=(session.csrf);
                         input type="hidden" name="plan" value=(plan.id);
                         input type="hidden" name="decision" value=(i);
                         input type="hidden" name="seen" value=(seen::of_decision(d));
+                        // Enter in a text field submits a form with its first submit button: this one, never
+                        // an option (the server takes it as the one text field that was filled in).
+                        button.enter type="submit" name="do" value="enter" hidden tabindex="-1" aria-hidden="true" {}
                         div.options {
                             @for (j, o) in d.options.iter().enumerate() {
                                 @let chosen = d.status == DecisionStatus::Answered && d.answer.as_deref() == Some(o.key.as_str());
@@ -143,6 +156,21 @@ fn plan_body(plan: &Plan, session: &Session, message: Option<(&str, &str)>) -> M
                         @if d.status != DecisionStatus::Skipped {
                             button.skip type="submit" name="do" value="skip" { "⏭ Skip" }
                         }
+                        div.custom {
+                            input type="text" name="note" placeholder="Note (never changes the answer)" aria-label="Note";
+                            button type="submit" name="do" value="note" { "💬 Save note" }
+                        }
+                        @if !delegates.is_empty() {
+                            div.custom {
+                                select name="to" aria-label="Delegate to" {
+                                    @for m in &delegates { option value=(m) { (name_of(*m)) } }
+                                }
+                                button type="submit" name="do" value="delegate" { "👉 Delegate" }
+                                @if d.delegated_to.is_some() {
+                                    button type="submit" name="do" value="takeback" { "↩️ Take back" }
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -150,7 +178,16 @@ fn plan_body(plan: &Plan, session: &Session, message: Option<(&str, &str)>) -> M
                 input type="hidden" name="csrf" value=(session.csrf);
                 input type="hidden" name="plan" value=(plan.id);
                 input type="hidden" name="seen" value=(plan_fingerprint(plan));
-                @if remaining == 0 {
+                @if require > 1 {
+                    p.meta { "Signed off: " (plan.approval.signoffs.len()) "/" (require)
+                        @for (k, id) in plan.approval.signoffs.iter().enumerate() {
+                            @if k == 0 { " — " } @else { ", " } (name_of(*id))
+                        }
+                    }
+                }
+                @if remaining == 0 && require > 1 {
+                    button.primary type="submit" data-submit { (crate::telegram::views::sign_off_label(plan)) }
+                } @else if remaining == 0 {
                     button.primary type="submit" data-submit { "✅ Submit" }
                 } @else {
                     button type="submit" disabled { "Submit (" (remaining) " still pending)" }
@@ -182,6 +219,9 @@ pub struct Decide {
     what: Option<String>,
     #[serde(default)]
     text: String,
+    #[serde(default)]
+    note: String,
+    to: Option<u64>,
 }
 
 pub async fn decide(
@@ -195,7 +235,16 @@ pub async fn decide(
         Err(refused) => return refused.into_response(),
     };
     let (user, id, decision) = (session.user, form.plan.as_str(), form.decision);
-    let outcome = match (form.option.as_deref(), form.what.as_deref()) {
+    // Enter pressed in a text field: the field that holds text says what was meant; both or neither: nothing.
+    let what = match form.what.as_deref() {
+        Some("enter") => match (form.text.trim().is_empty(), form.note.trim().is_empty()) {
+            (false, true) => Some("custom"),
+            (true, false) => Some("note"),
+            _ => None,
+        },
+        other => other,
+    };
+    let outcome = match (form.option.as_deref(), what) {
         (Some(choice), _) => {
             let Some((option, seen)) = choice
                 .split_once(':')
@@ -237,6 +286,44 @@ pub async fn decide(
                 },
                 other => other,
             }
+        }
+        (None, Some("note")) => {
+            let start = Action::StartNote {
+                decision,
+                seen: form.seen.clone(),
+            };
+            match web.act(user, id, start).await {
+                Outcome::Current(loaded) => match loaded.plan.decisions.get(decision) {
+                    Some(d) => {
+                        let decision_id = d.id.clone();
+                        let text = form.note.clone();
+                        web.act(user, id, Action::Note { decision_id, text }).await
+                    }
+                    None => Outcome::Stale(loaded),
+                },
+                other => other,
+            }
+        }
+        (None, Some("delegate")) => {
+            let Some(to) = form.to else {
+                return refuse(
+                    StatusCode::BAD_REQUEST,
+                    "Nobody chosen. Nothing was changed.",
+                );
+            };
+            let action = Action::Delegate {
+                decision,
+                to,
+                seen: form.seen.clone(),
+            };
+            web.act(user, id, action).await
+        }
+        (None, Some("takeback")) => {
+            let action = Action::TakeBack {
+                decision,
+                seen: form.seen.clone(),
+            };
+            web.act(user, id, action).await
         }
         _ => {
             return refuse(
