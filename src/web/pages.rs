@@ -108,9 +108,17 @@ pub async fn login(
             &crate::actions::Refusal::Outsider.to_string(),
         );
     }
-    match web.auth.create_session(user, web.session_days, now) {
+    signed_in(&web, jar, user, "a login link")
+}
+
+/// A new session for `user` (signed in by `how`): the cookie, and on to the queue.
+fn signed_in(web: &Web, jar: CookieJar, user: u64, how: &str) -> Response {
+    match web
+        .auth
+        .create_session(user, web.session_days, SystemTime::now())
+    {
         Ok(session) => {
-            tracing::info!(user, "web dashboard: signed in");
+            tracing::info!(user, how, "web dashboard: signed in");
             (jar.add(web.cookie(&session)), Redirect::to("/queue")).into_response()
         }
         Err(e) => {
@@ -163,22 +171,7 @@ pub async fn telegram_login(
             );
         }
     };
-    match web
-        .auth
-        .create_session(user, web.session_days, SystemTime::now())
-    {
-        Ok(session) => {
-            tracing::info!(user, "web dashboard: signed in from the Telegram Mini App");
-            (jar.add(web.cookie(&session)), Redirect::to("/queue")).into_response()
-        }
-        Err(e) => {
-            tracing::error!(error = %e, "web dashboard: can't store a session");
-            refuse(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "Can't store the session.",
-            )
-        }
-    }
+    signed_in(&web, jar, user, "the Telegram Mini App")
 }
 
 #[derive(Debug, Deserialize)]

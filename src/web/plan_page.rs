@@ -274,35 +274,22 @@ pub async fn decide(
                 decision,
                 seen: form.seen.clone(),
             };
-            match web.act(user, id, start).await {
-                Outcome::Current(loaded) => match loaded.plan.decisions.get(decision) {
-                    Some(d) => {
-                        let decision_id = d.id.clone();
-                        let text = form.text.clone();
-                        web.act(user, id, Action::Custom { decision_id, text })
-                            .await
-                    }
-                    None => Outcome::Stale(loaded),
-                },
-                other => other,
-            }
+            let text = form.text.clone();
+            typed(&web, user, id, decision, start, |decision_id| {
+                Action::Custom { decision_id, text }
+            })
+            .await
         }
         (None, Some("note")) => {
             let start = Action::StartNote {
                 decision,
                 seen: form.seen.clone(),
             };
-            match web.act(user, id, start).await {
-                Outcome::Current(loaded) => match loaded.plan.decisions.get(decision) {
-                    Some(d) => {
-                        let decision_id = d.id.clone();
-                        let text = form.note.clone();
-                        web.act(user, id, Action::Note { decision_id, text }).await
-                    }
-                    None => Outcome::Stale(loaded),
-                },
-                other => other,
-            }
+            let text = form.note.clone();
+            typed(&web, user, id, decision, start, |decision_id| {
+                Action::Note { decision_id, text }
+            })
+            .await
         }
         (None, Some("delegate")) => {
             let Some(to) = form.to else {
@@ -333,6 +320,25 @@ pub async fn decide(
         }
     };
     respond(&web, &session, id, outcome, Some(decision)).await
+}
+
+/// Text typed for decision `decision` (a custom answer, a note): `start` checks the decision is still the one the
+/// page showed, then `then` (given the decision's id) records the text.
+async fn typed(
+    web: &Web,
+    user: u64,
+    id: &str,
+    decision: usize,
+    start: Action,
+    then: impl FnOnce(String) -> Action,
+) -> Outcome {
+    match web.act(user, id, start).await {
+        Outcome::Current(loaded) => match loaded.plan.decisions.get(decision) {
+            Some(d) => web.act(user, id, then(d.id.clone())).await,
+            None => Outcome::Stale(loaded),
+        },
+        other => other,
+    }
 }
 
 #[derive(Debug, Deserialize)]
