@@ -342,3 +342,51 @@ async fn a_session_survives_a_daemon_restart() {
             .contains("answer: \"yes\"")
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_member_who_is_no_approver_sees_nothing_and_their_forged_posts_change_nothing() {
+    const BOB: i64 = 11_111_111;
+    let queue = TempQueue::new();
+    let owner_only = plan_with("p1", "s", 2).replace(
+        "priority: normal\n",
+        &format!(
+            "priority: normal\napprovers: [{}]\n",
+            crate::support::daemon::OWNER
+        ),
+    );
+    queue.drop_plan("p1.md", &owner_only);
+    let dash = Dash::start_with_users(queue, &[BOB as u64]).await;
+    // The owner's real form, the one a forger copies.
+    let owner = dash.sign_in().await;
+    let (_, option) = first_answer(&dash, &owner, "p1").await;
+    let link = dash.login_link_for(BOB).await;
+    let bob = dash.sign_in_with(&link).await.expect("bob signed in");
+    let listed = dash.get("/queue", Some(&bob)).await;
+    assert_eq!(listed.status, StatusCode::OK);
+    assert!(!listed.body.contains("p1"), "{}", listed.body);
+    let page = dash.get("/plan?id=p1", Some(&bob)).await;
+    assert_eq!(page.status, StatusCode::FORBIDDEN, "{}", page.body);
+    // Bob's own CSRF token (from his queue page) with the owner's option: refused, the file as it was.
+    let csrf = field(&listed.body, "csrf").expect("csrf on bob's page");
+    let before = dash.run.queue.read("pending", "p1.md");
+    let form = [
+        ("csrf", csrf.as_str()),
+        ("plan", "p1"),
+        ("decision", "0"),
+        ("option", &option),
+    ];
+    let r = dash
+        .post("/plan/decide", Some(&bob), Some(&dash.base), &form)
+        .await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.body);
+    let r = dash
+        .post(
+            "/plan/submit",
+            Some(&bob),
+            Some(&dash.base),
+            &[("csrf", csrf.as_str()), ("plan", "p1"), ("seen", "x")],
+        )
+        .await;
+    assert_ne!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    assert_eq!(dash.run.queue.read("pending", "p1.md"), before);
+}

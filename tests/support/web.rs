@@ -42,19 +42,25 @@ pub const AGENT_TOKEN: &str = "builder-token-0123456789abcdef";
 
 impl Dash {
     pub async fn start(queue: TempQueue) -> Dash {
-        Dash::start_in(queue, tempfile::tempdir().expect("home")).await
+        Dash::start_in(queue, tempfile::tempdir().expect("home"), &[]).await
+    }
+
+    /// [`Dash::start`] with `others` allowed besides the owner.
+    pub async fn start_with_users(queue: TempQueue, others: &[u64]) -> Dash {
+        Dash::start_in(queue, tempfile::tempdir().expect("home"), others).await
     }
 
     /// Stops the daemon and starts a new one on the same queue and state folder (a restart).
     pub async fn restart(self) -> Dash {
         let Dash { run, home, .. } = self;
         let queue = run.stop().await;
-        Dash::start_in(queue, home).await
+        Dash::start_in(queue, home, &[]).await
     }
 
-    async fn start_in(queue: TempQueue, home: tempfile::TempDir) -> Dash {
+    async fn start_in(queue: TempQueue, home: tempfile::TempDir, others: &[u64]) -> Dash {
         let fake = FakeBot::start().await.expect("fake bot");
         let mut s = settings(&fake, &queue);
+        s.allowed_users.extend_from_slice(others);
         s.web = Some(WebSettings {
             listen: "127.0.0.1:0".parse().expect("addr"),
             public_url: None,
@@ -83,31 +89,28 @@ impl Dash {
 
     /// A fresh login link, asked for with `/web` in Telegram.
     pub async fn login_link(&self) -> String {
-        let before = self.run.chat().len();
-        self.run.fake.send_text(OWNER, "/web");
-        let ok = self
-            .run
-            .fake
-            .wait_until(
-                |f| {
-                    f.messages(OWNER)
-                        .iter()
-                        .skip(before)
-                        .any(|m| m.from_bot() && m.plain.contains("/login/"))
-                },
-                super::daemon::WAIT,
-            )
+        self.login_link_for(OWNER).await
+    }
+
+    /// A fresh login link for `user`, asked for with `/web` in their Telegram chat.
+    pub async fn login_link_for(&self, user: i64) -> String {
+        let fake = &self.run.fake;
+        let links = |f: &FakeBot| -> Vec<String> {
+            f.messages(user)
+                .into_iter()
+                .filter(|m| m.from_bot() && m.plain.contains("/login/"))
+                .map(|m| m.plain)
+                .collect()
+        };
+        let before = links(fake).len();
+        fake.send_text(user, "/web");
+        let ok = fake
+            .wait_until(|f| links(f).len() > before, super::daemon::WAIT)
             .await;
         assert!(ok, "no login link; chat:\n{}", self.run.transcript());
-        let m = self
-            .run
-            .chat()
-            .into_iter()
-            .rev()
-            .find(|m| m.plain.contains("/login/"))
-            .expect("link");
-        let start = m.plain.find("http://").expect("http link");
-        m.plain[start..]
+        let text = links(fake).pop().expect("link");
+        let start = text.find("http://").expect("http link");
+        text[start..]
             .split_whitespace()
             .next()
             .expect("link")
