@@ -101,13 +101,16 @@ pub async fn look(ctx: &Ctx, changed: Changed, notices: &mpsc::UnboundedSender<N
 /// Takes a scan into the snapshot and reports settled problems; returns the plans never seen before.
 fn absorb(ctx: &Ctx, mut scan: Scan, notices: &mpsc::UnboundedSender<Notice>) -> Vec<Arc<Loaded>> {
     ctx.admit(&mut scan);
+    // Only plans the snapshot does not hold (as the same read) can be new: a look at one dropped file among
+    // thousands checks one id against what was announced, not thousands.
+    let (changed, fresh) = ctx
+        .state
+        .with_snapshot(|s| differences(&s.plans, &scan.plans));
     let new: Vec<Arc<Loaded>> = {
         let mut announced = ctx.state.lock_announced();
-        scan.plans
-            .iter()
-            // `contains` first: a rescan of a large queue should not copy every id it has already seen.
+        fresh
+            .into_iter()
             .filter(|l| !announced.contains(&l.plan.id) && announced.insert(l.plan.id.clone()))
-            .cloned()
             .collect()
     };
     for p in problems_to_warn(&ctx.state, &scan.problems, Instant::now(), PROBLEM_SETTLE) {
@@ -115,17 +118,33 @@ fn absorb(ctx: &Ctx, mut scan: Scan, notices: &mpsc::UnboundedSender<Notice>) ->
         let _ = notices.send(Notice::Problem(p));
     }
     // A look that changed nothing keeps the snapshot (and the queues drawn from it).
-    let unchanged = ctx.state.with_snapshot(|s| {
-        s.plans.len() == scan.plans.len()
-            && s.plans
-                .iter()
-                .zip(&scan.plans)
-                .all(|(a, b)| Arc::ptr_eq(a, b))
-    });
-    if !unchanged {
+    if changed {
         ctx.state.set_snapshot(Snapshot::new(scan.plans));
     }
     new
+}
+
+/// The plans of `now` that `before` does not hold as the same read (the same `Arc`), and whether the two differ
+/// at all. Both are in path order (a scan's order), so one walk compares them; a plan out of that order is only
+/// reported as fresh, which the announced set then filters.
+fn differences(before: &[Arc<Loaded>], now: &[Arc<Loaded>]) -> (bool, Vec<Arc<Loaded>>) {
+    let mut fresh = Vec::new();
+    let mut i = 0;
+    for plan in now {
+        if before.get(i).is_some_and(|b| Arc::ptr_eq(b, plan)) {
+            i += 1;
+            continue;
+        }
+        while before.get(i).is_some_and(|b| b.path < plan.path) {
+            i += 1;
+        }
+        if before.get(i).is_some_and(|b| Arc::ptr_eq(b, plan)) {
+            i += 1;
+        } else {
+            fresh.push(Arc::clone(plan));
+        }
+    }
+    (!fresh.is_empty() || before.len() != now.len(), fresh)
 }
 
 /// Sends notices to every allowed user, folding bursts of new plans (and of reminders) into one message each.
@@ -298,5 +317,49 @@ async fn send_to(ctx: &Ctx, users: Vec<u64>, view: &views::View, silent: bool) {
         {
             tracing::warn!(user, error = %e, "can't deliver an announcement (has the user sent /start to the bot?)");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::Location;
+    use std::path::PathBuf;
+
+    fn loaded(id: &str) -> Arc<Loaded> {
+        let text =
+            format!("---\nid: {id}\n---\n# {id}\n\n## Decision 1: D\n\n**Options:**\n- `a` — A\n");
+        Arc::new(Loaded {
+            path: PathBuf::from(format!("{id}.md")),
+            plan: crate::plan::parse(&text, id).unwrap(),
+            location: Location::Pending,
+        })
+    }
+
+    fn ids(plans: &[Arc<Loaded>]) -> Vec<&str> {
+        plans.iter().map(|l| l.plan.id.as_str()).collect()
+    }
+
+    #[test]
+    fn only_plans_not_held_as_the_same_read_are_fresh() {
+        let before: Vec<_> = ["a", "c", "e"].into_iter().map(loaded).collect();
+        let (changed, fresh) = differences(&before, &before.clone());
+        assert!(!changed && fresh.is_empty());
+        // A dropped plan between two others, and one re-read (a new Arc for the same file).
+        let now = vec![
+            Arc::clone(&before[0]),
+            loaded("b"),
+            loaded("c"),
+            Arc::clone(&before[2]),
+        ];
+        let (changed, fresh) = differences(&before, &now);
+        assert!(changed);
+        assert_eq!(ids(&fresh), ["b", "c"]);
+        // A plan gone, nothing new.
+        let now = vec![Arc::clone(&before[0]), Arc::clone(&before[2])];
+        let (changed, fresh) = differences(&before, &now);
+        assert!(changed && fresh.is_empty());
+        // From nothing (the start): every plan is fresh.
+        assert_eq!(ids(&differences(&[], &before).1), ["a", "c", "e"]);
     }
 }

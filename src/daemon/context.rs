@@ -55,6 +55,13 @@ impl Ctx {
 
     /// Rescans pending/ into the snapshot (file I/O off the async threads).
     pub async fn rescan(&self) -> Result<(), StoreError> {
+        // Once the watcher runs, a rescan is a look at the whole folder: plans it finds for the first time are
+        // announced like any other (the look decides what is new against the snapshot it replaces).
+        if let Some(looks) = &self.looks {
+            looks.changes.everything();
+            self.look().await;
+            return Ok(());
+        }
         let queue = self.queue().clone();
         let scan = tokio::task::spawn_blocking(move || queue.scan_pending())
             .await
@@ -151,10 +158,11 @@ impl Ctx {
         })
     }
 
-    /// Draws every member's queue for the current snapshot ahead of their next `/queue` (after a look, off the
-    /// owner's wait).
+    /// Draws every member's queue and the button references for the current snapshot ahead of their next use
+    /// (after a look, off the owner's wait).
     pub fn warm_queues(&self) {
         self.state.with_snapshot(|s| {
+            s.refs();
             for user in self.actions.access().members() {
                 self.queue_order(s, Actor::User(user));
             }

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
 use std::time::{Instant, SystemTime};
 
 use crate::actions::Actor;
@@ -17,8 +17,9 @@ use crate::telegram::views;
 pub struct Snapshot {
     /// Shared with the store's cache: a snapshot holds no copy of a plan.
     pub plans: Vec<Arc<Loaded>>,
-    /// Position by [`plan_ref_bits`] (no string per plan: a snapshot is rebuilt after every look).
-    by_ref: HashMap<u64, usize>,
+    /// Position by [`plan_ref_bits`] (no string per plan), drawn on first use: a look that announces a dropped
+    /// plan does not wait for a map of every plan (the look warms it afterwards, off the async threads).
+    by_ref: OnceLock<HashMap<u64, usize>>,
     /// Each actor's queue (the plans they may see, in queue order), drawn once per snapshot: a `/queue` then
     /// touches only the plans on its page, not every plan of a large queue.
     orders: Mutex<HashMap<Actor, Arc<QueueOrder>>>,
@@ -36,22 +37,28 @@ pub struct QueueOrder {
 impl Snapshot {
     #[must_use]
     pub fn new(plans: Vec<Arc<Loaded>>) -> Snapshot {
-        let by_ref = plans
-            .iter()
-            .enumerate()
-            .map(|(i, l)| (plan_ref_bits(&l.plan.id), i))
-            .collect();
         Snapshot {
             plans,
-            by_ref,
+            by_ref: OnceLock::new(),
             orders: Mutex::default(),
         }
     }
 
     #[must_use]
     pub fn by_ref(&self, r: &PlanRef) -> Option<&Loaded> {
-        let i = *self.by_ref.get(&r.bits()?)?;
+        let i = *self.refs().get(&r.bits()?)?;
         Some(&*self.plans[i])
+    }
+
+    /// The position of every plan by its button reference.
+    pub fn refs(&self) -> &HashMap<u64, usize> {
+        self.by_ref.get_or_init(|| {
+            self.plans
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (plan_ref_bits(&l.plan.id), i))
+                .collect()
+        })
     }
 
     /// `actor`'s queue in this snapshot: the plans `visible` keeps, in queue order (computed on first use).

@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
+use std::hash::{BuildHasher, RandomState};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -84,7 +85,7 @@ pub struct Queue {
     root: PathBuf,
     notifications: bool,
     locks: Arc<Mutex<HashMap<String, Arc<Mutex<()>>>>>,
-    index: Arc<Mutex<HashMap<String, PathBuf>>>,
+    index: Arc<Mutex<IdIndex>>,
     /// Plans of the last pending/ scan by file version: a rescan parses only files that changed.
     parsed: Arc<Mutex<ParsedCache>>,
     /// Held by a scan: two scans at once would each take the cache for themselves.
@@ -95,11 +96,52 @@ pub struct Queue {
 /// from: a rescan re-reads only files whose version changed, and a malformed file is not re-read either.
 type ParsedCache = BTreeMap<PathBuf, (Version, Entry)>;
 
-/// One file of pending/ as last read.
+/// One file of pending/ as last read (a problem is boxed: plans are the common case, and every entry of a large
+/// queue would otherwise pay for a problem's size).
 #[derive(Debug, Clone)]
 enum Entry {
     Plan(Arc<Loaded>),
-    Problem(Problem),
+    Problem(Box<Problem>),
+}
+
+/// Pending plans by id, for lookups by id without a scan. Keyed by a hash of the id and sharing the cache's plans,
+/// so a large queue holds no second copy of each id and path; a hash that names another plan (a collision) is
+/// caught by the id check of every lookup and costs a scan, never a wrong plan.
+#[derive(Debug, Default)]
+struct IdIndex {
+    hasher: RandomState,
+    by_id: HashMap<u64, Arc<Loaded>>,
+}
+
+impl IdIndex {
+    fn key(&self, id: &str) -> u64 {
+        self.hasher.hash_one(id)
+    }
+
+    fn insert(&mut self, loaded: &Arc<Loaded>) {
+        let key = self.key(&loaded.plan.id);
+        self.by_id.insert(key, Arc::clone(loaded));
+    }
+
+    /// The file the plan `id` was last seen in.
+    fn path_of(&self, id: &str) -> Option<PathBuf> {
+        self.by_id
+            .get(&self.key(id))
+            .filter(|l| l.plan.id == id)
+            .map(|l| l.path.clone())
+    }
+
+    /// Forgets `id` if it was last seen at `path` (any path when `None`).
+    fn remove(&mut self, id: &str, path: Option<&Path>) {
+        let key = self.key(id);
+        if self
+            .by_id
+            .get(&key)
+            .is_some_and(|l| l.plan.id == id && path.is_none_or(|p| l.path == p))
+        {
+            self.by_id.remove(&key);
+        }
+    }
 }
 
 /// What identifies one version of a file: inode, size, modification and change times (ns).
@@ -234,7 +276,7 @@ impl Queue {
             forget(cache, &mut index, &path);
             if let Some(entry) = entry {
                 if let Entry::Plan(l) = &entry {
-                    index.insert(l.plan.id.clone(), path.clone());
+                    index.insert(l);
                 }
                 cache.insert(path, (version, entry));
             }
@@ -249,7 +291,7 @@ impl Queue {
         for (_, _, result) in read_all(listed.into_iter().collect(), Location::Completed) {
             match result? {
                 Some(Entry::Plan(l)) => scan.plans.push(l),
-                Some(Entry::Problem(p)) => scan.problems.push(p),
+                Some(Entry::Problem(p)) => scan.problems.push(*p),
                 None => {}
             }
         }
@@ -278,7 +320,7 @@ impl Queue {
 
     /// Finds a pending plan by id (the index of the last scan first, then a rescan).
     pub fn find_pending(&self, id: &str) -> Result<Option<Loaded>, StoreError> {
-        let known = lock(&self.index).get(id).cloned();
+        let known = lock(&self.index).path_of(id);
         if let Some(path) = known
             && let Ok(loaded) = load(&path, Location::Pending)
             && loaded.plan.id == id
@@ -375,7 +417,7 @@ impl Queue {
                 Ok(()) => {
                     sync_dir(&dest).map_err(StoreError::io(&dest))?;
                     sync_dir(&loaded.path).map_err(StoreError::io(&loaded.path))?;
-                    lock(&self.index).remove(&loaded.plan.id);
+                    lock(&self.index).remove(&loaded.plan.id, None);
                     let moved = Loaded {
                         path: dest,
                         plan: loaded.plan.clone(),
@@ -483,18 +525,18 @@ fn read_entry(
     let version = (meta.len(), meta.modified().ok());
     match load(path, location) {
         Ok(loaded) => Ok(Some(Entry::Plan(Arc::new(loaded)))),
-        Err(StoreError::Invalid(diagnostic)) => Ok(Some(Entry::Problem(Problem {
+        Err(StoreError::Invalid(diagnostic)) => Ok(Some(Entry::Problem(Box::new(Problem {
             path: path.to_owned(),
             diagnostic,
             version,
-        }))),
+        })))),
         // Vanished between listing and reading (completed or deleted): not a problem.
         Err(StoreError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(StoreError::Io { path, source }) => Ok(Some(Entry::Problem(Problem {
+        Err(StoreError::Io { path, source }) => Ok(Some(Entry::Problem(Box::new(Problem {
             diagnostic: Diagnostic::new(0, source.to_string()).in_file(&path),
             path,
             version,
-        }))),
+        })))),
         Err(other) => Err(other),
     }
 }
@@ -508,7 +550,7 @@ fn scan_of(cache: &ParsedCache) -> Scan {
     for (_, entry) in cache.values() {
         match entry {
             Entry::Plan(l) => scan.plans.push(Arc::clone(l)),
-            Entry::Problem(p) => scan.problems.push(p.clone()),
+            Entry::Problem(p) => scan.problems.push(Problem::clone(p)),
         }
     }
     scan
@@ -561,10 +603,8 @@ fn read_all(files: Vec<(PathBuf, fs::Metadata)>, location: Location) -> Vec<Read
 }
 
 /// Drops `path` from the cache, and its plan's id from the index if the index points at it.
-fn forget(cache: &mut ParsedCache, index: &mut HashMap<String, PathBuf>, path: &Path) {
-    if let Some((_, Entry::Plan(old))) = cache.remove(path)
-        && index.get(&old.plan.id).map(PathBuf::as_path) == Some(path)
-    {
-        index.remove(&old.plan.id);
+fn forget(cache: &mut ParsedCache, index: &mut IdIndex, path: &Path) {
+    if let Some((_, Entry::Plan(old))) = cache.remove(path) {
+        index.remove(&old.plan.id, Some(path));
     }
 }

@@ -57,6 +57,11 @@ pub struct Signals {
 pub struct Changes(Arc<Mutex<Gathered>>);
 
 impl Changes {
+    /// Asks the next look to look at the whole folder.
+    pub fn everything(&self) {
+        crate::sync::lock(&self.0).everything = true;
+    }
+
     /// What was gathered since the last take, without waiting ([`Changed::is_nothing`]: nothing).
     #[must_use]
     pub fn take(&self) -> Changed {
