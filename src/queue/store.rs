@@ -689,13 +689,15 @@ fn replace(
 ) -> io::Result<Replaced> {
     let temp = atomic::write_temp(path, new)?;
     let result = swap_in(path, &temp, before, new, hook);
-    if temp.exists() {
+    if !matches!(result, Ok(Replaced::Done)) {
+        // It may hold a displaced older version, or the new text that never went in.
         let _ = fs::remove_file(&temp);
     }
     result
 }
 
-/// [`replace`] once `new` is written to `temp`. `temp` may be left holding a displaced older version.
+/// [`replace`] once `new` is written to `temp`. Done: `temp` is removed; otherwise it may be left holding a
+/// displaced older version or the new text.
 fn swap_in(
     path: &Path,
     temp: &Path,
