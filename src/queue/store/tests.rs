@@ -220,3 +220,47 @@ fn an_agent_deleting_the_plan_before_the_swap_has_the_last_word() {
     assert!(matches!(result, Err(StoreError::NotFound(_))), "{result:?}");
     assert!(pending_names(&queue).is_empty());
 }
+
+#[test]
+fn an_agent_writing_at_every_swap_back_still_ends_with_its_newest_version_in_place() {
+    let (_dir, queue, path) = queue();
+    let mut before_swap = agent_at(Point::BeforeSwap, vec![plan_text(1, "First")]);
+    let newest = 1 + SWAP_BACKS;
+    let later: Vec<String> = (2..=newest).map(|rev| plan_text(rev, "First")).collect();
+    let mut before_swap_back = agent_at(Point::BeforeSwapBack, later);
+    let mut hook = |point, path: &Path| {
+        before_swap(point, path);
+        before_swap_back(point, path);
+    };
+    let edited = queue
+        .edit_hooked("p", Some("1"), NOW, &mut tap(&mut 0), &mut hook)
+        .unwrap();
+    assert!(matches!(edited, Edited::Written(Outcome::Edited(_))));
+    let text = fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains(&format!("<!-- agent-rev: {newest} -->")),
+        "not the newest:\n{text}"
+    );
+    assert_eq!(q1(&text), (DecisionStatus::Answered, Some("a".into())));
+    assert_eq!(pending_names(&queue), ["p.md"]);
+}
+
+#[test]
+fn without_rename_exchange_a_last_look_decides() {
+    let (_dir, _queue, path) = queue();
+    let before = fs::read(&path).unwrap();
+    // Unchanged: the new text goes in.
+    let temp = atomic::write_temp(&path, b"new").unwrap();
+    assert_eq!(last_look(&path, &temp, &before).unwrap(), Replaced::Done);
+    assert_eq!(fs::read(&path).unwrap(), b"new");
+    // Changed since it was read: nothing is replaced (the caller removes the temp file).
+    let temp = atomic::write_temp(&path, b"newer").unwrap();
+    assert_eq!(last_look(&path, &temp, &before).unwrap(), Replaced::Changed);
+    assert_eq!(fs::read(&path).unwrap(), b"new");
+    fs::remove_file(&temp).unwrap();
+    // Gone.
+    fs::remove_file(&path).unwrap();
+    let temp = atomic::write_temp(&path, b"newest").unwrap();
+    assert_eq!(last_look(&path, &temp, &before).unwrap(), Replaced::Gone);
+    assert!(!path.exists());
+}
