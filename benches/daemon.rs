@@ -1,7 +1,8 @@
 //! End-to-end benchmarks of the real `arbiter run` binary against the local fake Bot API, each beside what the
 //! same machine allows in the same run (a bare durable write, `cat` of the same files), so the numbers mean
 //! something on a noisy shared box. Run: `cargo bench --bench daemon` (release build); results go to stdout as a
-//! Markdown table for BENCHMARKS.md. `ARBITER_BENCH_QUICK=1` takes fewer samples.
+//! Markdown table for BENCHMARKS.md. `ARBITER_BENCH_QUICK=1` takes fewer samples; `ARBITER_BENCH_TAP_ONLY=1` runs only
+//! the tap rows (and the memory rows they measure).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fs;
@@ -173,8 +174,21 @@ fn bare_write(target: &Path, text: &str) -> Duration {
     t0.elapsed()
 }
 
-/// Tap → editMessageText at the fake, with `plans` pending; beside it the bare durable write of the same file.
-async fn tap_latency(plans: usize, samples: usize) -> (Stats, Stats, u64, u64) {
+/// What the taps of one [`tap_latency`] run measured.
+struct Taps {
+    /// Tap → editMessageText at the fake (the whole tap, redraw included).
+    edits: Stats,
+    /// Tap → answerCallbackQuery at the fake: the daemon answers a tap only once its answer is durable on disk.
+    answers: Stats,
+    /// The bare durable write of the same file, once per tap.
+    bare: Stats,
+    idle_rss: u64,
+    busy_rss: u64,
+}
+
+/// Tap → editMessageText and tap → answerCallbackQuery at the fake, with `plans` pending; beside them the bare
+/// durable write of the same file.
+async fn tap_latency(plans: usize, samples: usize) -> Taps {
     let env = Env::new().await;
     // Plans of the example plan's size (3 decisions); taps go round the plans and decisions, alternating the
     // option, so every tap changes an answer.
@@ -219,6 +233,7 @@ async fn tap_latency(plans: usize, samples: usize) -> (Stats, Stats, u64, u64) {
     );
     let message = queue_message(&env.fake).expect("queue view stored");
     let mut taps = Vec::new();
+    let mut answers = Vec::new();
     let mut bare = Vec::new();
     for s in 0..samples {
         let used = plans.min(samples);
@@ -243,21 +258,37 @@ async fn tap_latency(plans: usize, samples: usize) -> (Stats, Stats, u64, u64) {
         .encode();
         let before = env.fake.calls_of("editMessageText").len();
         let t0 = SystemTime::now();
-        env.fake.tap_raw(OWNER, message, &data);
+        let query = env.fake.tap_raw(OWNER, message, &data);
+        let answered = |f: &arbiter_zebu::fakebot::FakeBot| {
+            f.calls_of("answerCallbackQuery")
+                .into_iter()
+                .find(|c| c.params["callback_query_id"] == query.as_str())
+        };
         let ok = env
             .fake
-            .wait_until(|f| f.calls_of("editMessageText").len() > before, WAIT)
+            .wait_until(
+                |f| f.calls_of("editMessageText").len() > before && answered(f).is_some(),
+                WAIT,
+            )
             .await;
-        assert!(ok, "no edit after a tap");
+        assert!(ok, "no edit and answer after a tap");
         let call = env.fake.calls_of("editMessageText").pop().unwrap();
         taps.push(call.at.duration_since(t0).unwrap_or_default());
+        let answer = answered(&env.fake).unwrap();
+        answers.push(answer.at.duration_since(t0).unwrap_or_default());
         // The same file, written durably by itself (in a scratch copy, not to disturb the daemon).
         let scratch = env.home.path().join("scratch.md");
         bare.push(bare_write(&scratch, &text));
     }
     let busy_rss = rss_kib(child.id());
     stop(child);
-    (Stats::new(taps), Stats::new(bare), idle_rss, busy_rss)
+    Taps {
+        edits: Stats::new(taps),
+        answers: Stats::new(answers),
+        bare: Stats::new(bare),
+        idle_rss,
+        busy_rss,
+    }
 }
 
 /// Start with `n` plans pending → first long poll; beside it `cat` of the same files.
@@ -405,8 +436,10 @@ async fn main() {
     writeln!(out, "\n| measure | samples | median | p99 | beside | ratio | target |\n|---|---|---|---|---|---|---|").unwrap();
 
     // Cost against the queue's size, each size beside the same run's 10 plans.
+    let tap_only = std::env::var("ARBITER_BENCH_TAP_ONLY").is_ok();
     let mut base: Option<(Duration, Duration)> = None;
-    for plans in [10, 1000, 10_000] {
+    let sizes: &[usize] = if tap_only { &[] } else { &[10, 1000, 10_000] };
+    for &plans in sizes {
         let (replies, announced, idle) = scaling(plans, n(20, 5)).await;
         let (q10, a10) = *base.get_or_insert((replies.median(), announced.median()));
         let ratio = |d: Duration, b: Duration| d.as_secs_f64() / b.as_secs_f64();
@@ -445,6 +478,64 @@ async fn main() {
     if std::env::var("ARBITER_BENCH_SCALING_ONLY").is_ok() {
         return;
     }
+    if !tap_only {
+        notify_rows(&mut out, &n).await;
+    }
+
+    let mut rss = (0, 0);
+    let tap_samples = |plans: usize| if plans == 10 { n(1000, 40) } else { n(300, 40) };
+    for plans in [10, 1000] {
+        let taps = tap_latency(plans, tap_samples(plans)).await;
+        if plans == 10 {
+            rss = (taps.idle_rss, taps.busy_rss);
+        }
+        let bare = &taps.bare;
+        let ratio = |d: Duration| d.as_secs_f64() / bare.median().as_secs_f64();
+        writeln!(
+            out,
+            "| tap → editMessageText, answer durable ({plans} plans pending) | {} | {} | {} | bare durable write: {} median, {} p99 | {:.2} | ≤ 1.5 |",
+            taps.edits.samples.len(),
+            ms(taps.edits.median()),
+            ms(taps.edits.p99()),
+            ms(bare.median()),
+            ms(bare.p99()),
+            ratio(taps.edits.median())
+        )
+        .unwrap();
+        writeln!(
+            out,
+            "| tap → answerCallbackQuery (answer durable and acknowledged; {plans} plans pending) | {} | {} | {} | bare durable write: {} median, {} p99 | {:.2} | ≤ 2.5 |",
+            taps.answers.samples.len(),
+            ms(taps.answers.median()),
+            ms(taps.answers.p99()),
+            ms(bare.median()),
+            ms(bare.p99()),
+            ratio(taps.answers.median())
+        )
+        .unwrap();
+    }
+
+    if !tap_only {
+        start_and_render_rows(&mut out, &n).await;
+    }
+    writeln!(
+        out,
+        "| resident memory idle after start (10 plans) | 1 | {:.1} MiB | | | | ≤ 15 MiB |",
+        rss.0 as f64 / 1024.0
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "| resident memory after {} taps (10 plans) | 1 | {:.1} MiB | growth {:.1} MiB | | | growth ≤ 2 MiB |",
+        tap_samples(10),
+        rss.1 as f64 / 1024.0,
+        (rss.1 as f64 - rss.0 as f64) / 1024.0
+    )
+    .unwrap();
+}
+
+/// The new-plan notification rows (inotify, then polling).
+async fn notify_rows(out: &mut impl Write, n: &impl Fn(usize, usize) -> usize) {
     let inotify = notify_latency(false, n(60, 10)).await;
     writeln!(
         out,
@@ -456,27 +547,10 @@ async fn main() {
     .unwrap();
     let polling = notify_latency(true, n(30, 5)).await;
     writeln!(out, "| new plan → sendMessage (polling, watchInterval 1000 ms) | {} | {} | {} | | | p99 ≤ 1050 ms |", polling.samples.len(), ms(polling.median()), ms(polling.p99())).unwrap();
+}
 
-    let mut rss = (0, 0);
-    let tap_samples = |plans: usize| if plans == 10 { n(1000, 40) } else { n(300, 40) };
-    for plans in [10, 1000] {
-        let (taps, bare, idle, busy) = tap_latency(plans, tap_samples(plans)).await;
-        if plans == 10 {
-            rss = (idle, busy);
-        }
-        let ratio = taps.median().as_secs_f64() / bare.median().as_secs_f64();
-        writeln!(
-            out,
-            "| tap → editMessageText, answer durable ({plans} plans pending) | {} | {} | {} | bare durable write: {} median, {} p99 | {ratio:.2} | ≤ 1.5 |",
-            taps.samples.len(),
-            ms(taps.median()),
-            ms(taps.p99()),
-            ms(bare.median()),
-            ms(bare.p99())
-        )
-        .unwrap();
-    }
-
+/// The start-up row and the queue rendering row.
+async fn start_and_render_rows(out: &mut impl Write, n: &impl Fn(usize, usize) -> usize) {
     let (start, cat) = start_ratio(n(10_000, 1000)).await;
     writeln!(
         out,
@@ -493,20 +567,6 @@ async fn main() {
         "| render queue view, 10 000 plans | 50 | {} | {} | | | |",
         ms(render.median()),
         ms(render.p99())
-    )
-    .unwrap();
-    writeln!(
-        out,
-        "| resident memory idle after start (10 plans) | 1 | {:.1} MiB | | | | ≤ 15 MiB |",
-        rss.0 as f64 / 1024.0
-    )
-    .unwrap();
-    writeln!(
-        out,
-        "| resident memory after {} taps (10 plans) | 1 | {:.1} MiB | growth {:.1} MiB | | | growth ≤ 2 MiB |",
-        tap_samples(10),
-        rss.1 as f64 / 1024.0,
-        (rss.1 as f64 - rss.0 as f64) / 1024.0
     )
     .unwrap();
 }

@@ -82,6 +82,18 @@ pub enum Action {
 }
 
 impl Action {
+    /// True for the actions that change the plan file (the others look at it).
+    #[must_use]
+    pub fn edits(&self) -> bool {
+        !matches!(
+            self,
+            Action::Open
+                | Action::StartCustom { .. }
+                | Action::StartNote { .. }
+                | Action::StartDelegate { .. }
+        )
+    }
+
     /// True for the actions only the daemon's clock takes.
     #[must_use]
     pub fn is_scheduled(&self) -> bool {
@@ -173,82 +185,112 @@ impl Actions {
 
     /// Takes `action` by `actor` on the pending plan `plan_id`, stamping `now` (RFC 3339). Blocking: it reads and
     /// writes files (front ends on async threads call it through `spawn_blocking`).
+    ///
+    /// An action that changes the plan is decided (access, stale view) under the plan's lock on the very file
+    /// version the edit is applied to: the file is read and parsed once.
     pub fn take(&self, actor: Actor, plan_id: &str, action: &Action, now: &str) -> Outcome {
         if let Actor::User(user) = actor
             && !self.access.is_member(user)
         {
             return Outcome::Refused(Refusal::Outsider);
         }
-        let Some(loaded) = self.pending(plan_id) else {
-            return Outcome::Gone;
-        };
-        if let Err(refusal) = self.access.check(actor, &loaded.plan, action) {
-            return Outcome::Refused(refusal);
+        if !action.edits() {
+            let Some(loaded) = self.pending(plan_id) else {
+                return Outcome::Gone;
+            };
+            return match self.decide(actor, action, &loaded.plan) {
+                Err(stop) => stop.outcome(loaded),
+                // Only an action that edits gets an edit.
+                Ok(_) => Outcome::Current(loaded),
+            };
         }
-        let plan = &loaded.plan;
+        // The sign-offs of the version the edit was applied to: who a changed answer must tell.
+        let mut before = Vec::new();
+        let decide = |plan: &Plan| {
+            before.clone_from(&plan.approval.signoffs);
+            self.decide(actor, action, plan)
+        };
+        let by = actor.to_string();
+        let edited = self.queue.edit_with(plan_id, Some(&by), now, decide);
+        match self.outcome(plan_id, action, edited) {
+            Outcome::Recorded { plan, decision, .. } => {
+                let tell = tell(actor, &before, &plan.plan, decision, action);
+                Outcome::Recorded {
+                    plan,
+                    decision,
+                    tell,
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// The edit `action` by `actor` makes on `plan` as it is now, or why it makes none.
+    fn decide(&self, actor: Actor, action: &Action, plan: &Plan) -> Result<Edit, Stop> {
+        self.access
+            .check(actor, plan, action)
+            .map_err(Stop::Refused)?;
         // The decision a whole-decision action names, if it is still the one the actor saw.
         let seen_decision = |decision: &usize, seen: &String| {
             plan.decisions
                 .get(*decision)
                 .filter(|d| seen::of_decision(d) == *seen)
+                .ok_or(Stop::Stale)
         };
-        let edit = match action {
-            Action::Open => return Outcome::Current(loaded),
+        Ok(match action {
+            Action::Open => return Err(Stop::Current),
             Action::StartCustom { decision, seen }
             | Action::StartNote { decision, seen }
             | Action::StartDelegate { decision, seen } => {
-                return match seen_decision(decision, seen) {
-                    Some(_) => Outcome::Current(loaded),
-                    None => Outcome::Stale(loaded),
-                };
+                seen_decision(decision, seen)?;
+                return Err(Stop::Current);
             }
             Action::Answer {
                 decision,
                 option,
                 seen,
-            } => {
-                let target = plan.decisions.get(*decision).and_then(|d| {
+            } => plan
+                .decisions
+                .get(*decision)
+                .and_then(|d| {
                     let o = d.options.get(*option)?;
                     (seen::of_option(d, o) == *seen).then(|| Edit::Answer {
                         decision: d.id.clone(),
                         key: o.key.clone(),
                         label: o.label.clone(),
                     })
-                });
-                match target {
-                    Some(edit) => edit,
-                    None => return Outcome::Stale(loaded),
-                }
-            }
-            Action::Skip { decision, seen } => match seen_decision(decision, seen) {
-                Some(d) => Edit::Skip {
-                    decision: d.id.clone(),
-                },
-                None => return Outcome::Stale(loaded),
+                })
+                .ok_or(Stop::Stale)?,
+            Action::Skip { decision, seen } => Edit::Skip {
+                decision: seen_decision(decision, seen)?.id.clone(),
             },
-            Action::Delegate { decision, to, seen } => match (seen_decision(decision, seen), actor)
-            {
-                (Some(d), Actor::User(by)) => Edit::Delegate {
+            Action::Delegate { decision, to, seen } => {
+                let d = seen_decision(decision, seen)?;
+                let Actor::User(by) = actor else {
+                    return Err(Stop::Refused(Refusal::ClockOnly));
+                };
+                Edit::Delegate {
                     decision: d.id.clone(),
                     to: *to,
                     by,
-                },
-                (None, _) => return Outcome::Stale(loaded),
-                (Some(_), Actor::Deadline) => return Outcome::Refused(Refusal::ClockOnly),
-            },
+                }
+            }
             // Only a view of a delegated decision offers ↩️ Take back.
-            Action::TakeBack { decision, seen } => match seen_decision(decision, seen) {
-                Some(d) if d.delegated_to.is_some() => Edit::TakeBack {
+            Action::TakeBack { decision, seen } => {
+                let d = seen_decision(decision, seen)?;
+                if d.delegated_to.is_none() {
+                    return Err(Stop::Stale);
+                }
+                Edit::TakeBack {
                     decision: d.id.clone(),
-                },
-                _ => return Outcome::Stale(loaded),
-            },
+                }
+            }
             Action::Note { decision_id, text } => Edit::Note {
                 decision: decision_id.clone(),
                 text: text.clone(),
             },
             Action::SignOff { seen } if seen::of_answers(plan) != *seen => {
-                return Outcome::Stale(loaded);
+                return Err(Stop::Stale);
             }
             Action::Submit | Action::SignOff { .. } => match actor {
                 Actor::User(user) if plan.approval.needs_signoffs() => Edit::SignOff {
@@ -264,34 +306,21 @@ impl Actions {
             Action::ApplyDeadline => Edit::Deadline,
             Action::Remind => Edit::Reminded,
             Action::Escalate => Edit::Escalated,
-        };
-        let before = loaded.plan.approval.signoffs.clone();
-        match self.apply(actor, plan_id, action, &edit, now) {
-            Outcome::Recorded { plan, decision, .. } => {
-                let tell = tell(actor, &before, &plan.plan, decision, &edit);
-                Outcome::Recorded {
-                    plan,
-                    decision,
-                    tell,
-                }
-            }
-            other => other,
-        }
+        })
     }
 
-    /// Writes `edit` (re-read from disk, under the plan's lock) and says what became of it.
-    fn apply(
+    /// What became of an edit, as the actor's outcome.
+    fn outcome(
         &self,
-        actor: Actor,
         plan_id: &str,
         action: &Action,
-        edit: &Edit,
-        now: &str,
+        edited: Result<queue::Edited<Stop>, StoreError>,
     ) -> Outcome {
-        let by = actor.to_string();
-        match self.queue.edit(plan_id, edit, Some(&by), now) {
-            Ok(queue::Outcome::Completed { plan, notify }) => Outcome::Submitted { plan, notify },
-            Ok(queue::Outcome::Edited(plan)) => {
+        match edited {
+            Ok(queue::Edited::Written(queue::Outcome::Completed { plan, notify })) => {
+                Outcome::Submitted { plan, notify }
+            }
+            Ok(queue::Edited::Written(queue::Outcome::Edited(plan))) => {
                 let decision = match action {
                     Action::Answer { decision, .. }
                     | Action::Skip { decision, .. }
@@ -313,12 +342,15 @@ impl Actions {
                     tell: Tell::default(),
                 }
             }
+            Ok(queue::Edited::Declined(stop, plan)) => stop.outcome(plan),
+            Ok(queue::Edited::Refused(error, plan)) if error.is_stale() => Outcome::Stale(plan),
+            Ok(queue::Edited::Refused(error, plan)) => Outcome::NotRecorded {
+                plan,
+                error: error.into(),
+            },
             Err(StoreError::NotFound(_)) => Outcome::Gone,
             Err(error) => match self.pending(plan_id) {
                 None => Outcome::Gone,
-                Some(plan) if matches!(&error, StoreError::Edit(e) if e.is_stale()) => {
-                    Outcome::Stale(plan)
-                }
                 Some(plan) => Outcome::NotRecorded { plan, error },
             },
         }
@@ -330,12 +362,32 @@ impl Actions {
     }
 }
 
+/// Why an action makes no edit.
+#[derive(Debug)]
+enum Stop {
+    /// It only looks: the plan as it is now.
+    Current,
+    /// The actor's view no longer matches the file.
+    Stale,
+    Refused(Refusal),
+}
+
+impl Stop {
+    fn outcome(self, plan: Loaded) -> Outcome {
+        match self {
+            Stop::Current => Outcome::Current(plan),
+            Stop::Stale => Outcome::Stale(plan),
+            Stop::Refused(refusal) => Outcome::Refused(refusal),
+        }
+    }
+}
+
 /// Who must hear of a recorded change: the signers whose sign-offs a changed answer cleared (`before` is the
 /// list before the edit), and the delegator when their delegate answered.
-fn tell(actor: Actor, before: &[u64], after: &Plan, decision: usize, edit: &Edit) -> Tell {
+fn tell(actor: Actor, before: &[u64], after: &Plan, decision: usize, action: &Action) -> Tell {
     let answers = matches!(
-        edit,
-        Edit::Answer { .. } | Edit::Custom { .. } | Edit::Skip { .. }
+        action,
+        Action::Answer { .. } | Action::Custom { .. } | Action::Skip { .. }
     );
     let signoffs_cleared = if answers && after.approval.signoffs.is_empty() {
         before

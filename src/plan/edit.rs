@@ -7,7 +7,7 @@ use super::parse::meta_key;
 use serde_yaml::{Mapping, Value};
 
 use super::parse::parse_with_frontmatter;
-use super::{DecisionStatus, Diagnostic, Plan, PlanStatus, parse, people, timing, yaml_value};
+use super::{DecisionStatus, Diagnostic, Plan, PlanStatus, people, timing, yaml_value};
 
 /// A change the human asked for. `Answer` carries the label the human saw, so a tap on a view that the agent has
 /// since changed records nothing.
@@ -130,14 +130,43 @@ pub fn apply_parsed(
     by: Option<&str>,
     now: &str,
 ) -> Result<(String, Plan), EditError> {
-    if *edit == Edit::Deadline {
-        return apply_deadline(text, stem, by, now);
+    let parsed = Parsed::parse(text, stem).map_err(EditError::Invalid)?;
+    apply_to(text, &parsed, stem, edit, by, now)
+}
+
+/// A plan file as parsed for an edit: the plan, and its frontmatter as YAML read it (an edit checks every key
+/// of it after the edit). A caller that must look at the plan before deciding on the edit parses once.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    pub plan: Plan,
+    frontmatter: Mapping,
+}
+
+impl Parsed {
+    /// Parses the file `text`; `stem` (the file name without `.md`) is the id when the frontmatter has none.
+    pub fn parse(text: &str, stem: &str) -> Result<Parsed, Diagnostic> {
+        let (plan, frontmatter) = parse_with_frontmatter(text, stem)?;
+        Ok(Parsed { plan, frontmatter })
     }
-    let (plan, before) = parse_with_frontmatter(text, stem).map_err(EditError::Invalid)?;
+}
+
+/// [`apply_parsed`] on a file already parsed: `parsed` must be `text` as [`Parsed::parse`] read it.
+pub fn apply_to(
+    text: &str,
+    parsed: &Parsed,
+    stem: &str,
+    edit: &Edit,
+    by: Option<&str>,
+    now: &str,
+) -> Result<(String, Plan), EditError> {
+    if *edit == Edit::Deadline {
+        return apply_deadline(text, &parsed.plan, stem, by, now);
+    }
+    let (plan, before) = (&parsed.plan, &parsed.frontmatter);
     if plan.status == PlanStatus::Completed {
         return Err(EditError::Completed);
     }
-    let due = due_now(&plan, now);
+    let due = due_now(plan, now);
     if (*edit == Edit::Reminded && !due.remind) || (*edit == Edit::Escalated && !due.escalate) {
         return Err(EditError::NotDue);
     }
@@ -211,7 +240,7 @@ pub fn apply_parsed(
         Edit::TakeBack { decision } => {
             set_decision(&mut file, decision, &[("delegated_to", "null".to_owned())])?;
         }
-        Edit::SignOff { answers, .. } if *answers != answers_of(&plan) => {
+        Edit::SignOff { answers, .. } if *answers != answers_of(plan) => {
             return Err(EditError::AnswersChanged);
         }
         Edit::Submit | Edit::SignOff { .. } => {
@@ -223,7 +252,7 @@ pub fn apply_parsed(
         }
         Edit::Deadline | Edit::Reminded | Edit::Escalated => {}
     }
-    let signoffs = signoffs_after(&plan, edit)?;
+    let signoffs = signoffs_after(plan, edit)?;
     let completes = match edit {
         Edit::Submit => true,
         Edit::SignOff { .. } => signoffs
@@ -244,7 +273,7 @@ pub fn apply_parsed(
         _ => {
             // Counts come from the decisions as they stand after this edit; the read-back check below confirms
             // the edited file holds exactly these counts.
-            let counts = counts_after(&plan, edit);
+            let counts = counts_after(plan, edit);
             let status = match edit {
                 _ if completes => PlanStatus::Completed,
                 Edit::SignOff { .. } => PlanStatus::InProgress,
@@ -296,7 +325,7 @@ pub fn apply_parsed(
     if let Some(counts) = fields
         .iter()
         .any(|f| f.key == "total")
-        .then(|| counts_after(&plan, edit))
+        .then(|| counts_after(plan, edit))
         && counts != Counts::of(&after)
     {
         return Err(EditError::WouldCorrupt(Diagnostic::new(
@@ -304,7 +333,7 @@ pub fn apply_parsed(
             "the edited file's decisions do not read back as the edit",
         )));
     }
-    verify_frontmatter(&before, &after_map, &fields).map_err(EditError::WouldCorrupt)?;
+    verify_frontmatter(before, &after_map, &fields).map_err(EditError::WouldCorrupt)?;
     Ok((new_text, after))
 }
 
@@ -358,16 +387,16 @@ fn counts_after(plan: &Plan, edit: &Edit) -> Counts {
 /// other to the text (each checked as any edit is) and returned as one new text, so the file gets one write.
 fn apply_deadline(
     text: &str,
+    plan: &Plan,
     stem: &str,
     by: Option<&str>,
     now: &str,
 ) -> Result<(String, Plan), EditError> {
-    let plan = parse(text, stem).map_err(EditError::Invalid)?;
     if plan.status == PlanStatus::Completed {
         return Err(EditError::Completed);
     }
     // Decided on the file as it is under the plan's lock: an agent that moved the deadline meanwhile wins.
-    if !due_now(&plan, now).deadline {
+    if !due_now(plan, now).deadline {
         return Err(EditError::NotDue);
     }
     let mut text = text.to_owned();

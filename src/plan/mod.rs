@@ -14,7 +14,7 @@ pub mod timing;
 pub mod yaml_value;
 
 pub use diagnostic::Diagnostic;
-pub use edit::{Edit, EditError, answers_of, apply, apply_parsed};
+pub use edit::{Edit, EditError, Parsed, answers_of, apply, apply_parsed, apply_to};
 pub use model::{Decision, DecisionOption, DecisionStatus, Plan, PlanStatus, Priority};
 pub use parse::{parse, parse_bytes};
 pub use people::Approval;

@@ -68,6 +68,18 @@ pub fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     }
 }
 
+/// Swaps `a` and `b` in one step (`RENAME_EXCHANGE`): each name then holds what the other held, and no reader or
+/// writer ever finds either name missing. `Ok(false)`: the file system cannot swap (nothing was changed).
+pub fn exchange(a: &Path, b: &Path) -> io::Result<bool> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    use rustix::io::Errno;
+    match renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE) {
+        Ok(()) => Ok(true),
+        Err(e) if e == Errno::INVAL || e == Errno::NOSYS || e == Errno::OPNOTSUPP => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// fsyncs the folder holding `path`, so a rename into it survives a power cut.
 pub fn sync_dir(path: &Path) -> io::Result<()> {
     let dir = path
@@ -79,6 +91,12 @@ pub fn sync_dir(path: &Path) -> io::Result<()> {
 
 /// Reads a regular file without following a symlink, refusing files over [`MAX_FILE_BYTES`].
 pub fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
+    read_file(path).map(|(_, bytes)| bytes)
+}
+
+/// [`read_regular`], also returning the file's inode number: which file was read, not only what it held.
+pub fn read_file(path: &Path) -> io::Result<(u64, Vec<u8>)> {
+    use std::os::unix::fs::MetadataExt;
     let f = OpenOptions::new()
         .read(true)
         .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
@@ -101,7 +119,7 @@ pub fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
-    Ok(bytes)
+    Ok((meta.ino(), bytes))
 }
 
 /// The pid a temp file name carries (`….arbiter-tmp-{pid}-{n}`).
@@ -164,6 +182,26 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 2, "no temp debris: {names:?}");
+    }
+
+    #[test]
+    fn exchange_swaps_two_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.md");
+        let b = dir.path().join("b.md");
+        fs::write(&a, "one").unwrap();
+        fs::write(&b, "two").unwrap();
+        let (ino_a, _) = read_file(&a).unwrap();
+        if !exchange(&a, &b).unwrap() {
+            return; // a file system without RENAME_EXCHANGE: nothing to check
+        }
+        assert_eq!(read_file(&b).unwrap(), (ino_a, b"one".to_vec()));
+        assert_eq!(fs::read(&a).unwrap(), b"two");
+        let gone = dir.path().join("gone.md");
+        assert_eq!(
+            exchange(&a, &gone).unwrap_err().kind(),
+            io::ErrorKind::NotFound
+        );
     }
 
     #[test]

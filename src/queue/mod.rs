@@ -6,5 +6,5 @@ mod store;
 pub mod watcher;
 
 pub use store::{
-    Loaded, Location, Outcome, Problem, Queue, Scan, StoreError, is_plan_name, load, stem,
+    Edited, Loaded, Location, Outcome, Problem, Queue, Scan, StoreError, is_plan_name, load, stem,
 };

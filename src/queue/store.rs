@@ -1,6 +1,7 @@
 //! The queue folder: scan plans, look them up by id, apply edits crash-safely, complete them.
 
 use std::collections::{BTreeMap, HashMap};
+use std::convert::Infallible;
 use std::fs;
 use std::hash::{BuildHasher, RandomState};
 use std::io;
@@ -10,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use crate::plan::{self, Diagnostic, Edit, EditError, Plan, PlanStatus};
 
-use super::atomic::{self, read_regular, rename_noreplace, sync_dir, write_atomic};
+use super::atomic::{self, read_file, read_regular, rename_noreplace, sync_dir, write_atomic};
 use super::notify_file;
 
 /// Why a store operation failed. The display text is what the user reads.
@@ -77,6 +78,17 @@ pub enum Outcome {
         plan: Loaded,
         notify: Option<PathBuf>,
     },
+}
+
+/// What came of [`Queue::edit_with`].
+#[derive(Debug)]
+pub enum Edited<T> {
+    /// The edit is on disk.
+    Written(Outcome),
+    /// The caller's `decide` chose not to edit the plan as read (for its reason `T`): nothing was written.
+    Declined(T, Loaded),
+    /// The edit does not apply to the plan as read (a stale view, an empty answer…): nothing was written.
+    Refused(EditError, Loaded),
 }
 
 /// The queue folder with its pending/, completed/ and notify/ subfolders.
@@ -345,49 +357,97 @@ impl Queue {
         by: Option<&str>,
         now: &str,
     ) -> Result<Outcome, StoreError> {
+        match self.edit_with(id, by, now, |_| Ok::<_, Infallible>(edit.clone()))? {
+            Edited::Written(outcome) => Ok(outcome),
+            Edited::Refused(error, _) => Err(error.into()),
+            Edited::Declined(never, _) => match never {},
+        }
+    }
+
+    /// Edits the pending plan `id` with the edit `decide` chooses on the plan as read from disk: the file is read
+    /// and parsed once, under the plan's lock, and `decide` (who may do what, is the view still current) sees
+    /// exactly the version the edit is applied to. If an agent replaces the file before the edit lands, the
+    /// agent's version stays and everything is decided again on it (up to [`EDIT_ATTEMPTS`] times).
+    pub fn edit_with<T>(
+        &self,
+        id: &str,
+        by: Option<&str>,
+        now: &str,
+        mut decide: impl FnMut(&Plan) -> Result<Edit, T>,
+    ) -> Result<Edited<T>, StoreError> {
+        self.edit_hooked(id, by, now, &mut decide, &mut |_, _| {})
+    }
+
+    /// [`Queue::edit_with`], calling `hook` at the points where an agent's write is most in the way (tests make
+    /// one land there).
+    fn edit_hooked<T>(
+        &self,
+        id: &str,
+        by: Option<&str>,
+        now: &str,
+        decide: &mut dyn FnMut(&Plan) -> Result<Edit, T>,
+        hook: &mut dyn FnMut(Point, &Path),
+    ) -> Result<Edited<T>, StoreError> {
         let plan_lock = lock(&self.locks).entry(id.to_owned()).or_default().clone();
         let _guard = lock(&plan_lock);
-        let loaded = self
-            .find_pending(id)?
-            .ok_or_else(|| StoreError::NotFound(id.to_owned()))?;
-        let path = loaded.path;
+        let mut path = None;
         for _ in 0..EDIT_ATTEMPTS {
-            let before = read_regular(&path).map_err(|e| match e.kind() {
-                io::ErrorKind::NotFound => StoreError::NotFound(id.to_owned()),
-                _ => StoreError::Io {
-                    path: path.clone(),
-                    source: e,
-                },
-            })?;
-            let text = String::from_utf8(before.clone()).map_err(|_| {
-                StoreError::Invalid(Diagnostic::new(0, "not UTF-8 text").in_file(&path))
-            })?;
-            let (new_text, new_plan) = plan::apply_parsed(&text, &stem(&path), edit, by, now)?;
-            let temp =
-                atomic::write_temp(&path, new_text.as_bytes()).map_err(StoreError::io(&path))?;
-            // Last look before the rename: if an agent replaced the file meanwhile, start over on its version.
-            if read_regular(&path).ok().as_deref() != Some(before.as_slice()) {
-                let _ = fs::remove_file(&temp);
-                continue;
+            let read = self.read_pending(id)?;
+            let as_read = |read: Current| Loaded {
+                path: read.path,
+                plan: read.parsed.plan,
+                location: Location::Pending,
+            };
+            let edit = match decide(&read.parsed.plan) {
+                Ok(edit) => edit,
+                Err(reason) => return Ok(Edited::Declined(reason, as_read(read))),
+            };
+            let applied =
+                plan::apply_to(&read.text, &read.parsed, &stem(&read.path), &edit, by, now);
+            let (new_text, new_plan) = match applied {
+                Ok(applied) => applied,
+                Err(error) => return Ok(Edited::Refused(error, as_read(read))),
+            };
+            match replace(&read.path, read.text.as_bytes(), new_text.as_bytes(), hook)
+                .map_err(StoreError::io(&read.path))?
+            {
+                Replaced::Done => {}
+                Replaced::Changed => {
+                    path = Some(read.path);
+                    continue;
+                }
+                Replaced::Gone => return Err(StoreError::NotFound(id.to_owned())),
             }
-            if let Err(e) = fs::rename(&temp, &path) {
-                let _ = fs::remove_file(&temp);
-                return Err(StoreError::Io { path, source: e });
-            }
-            sync_dir(&path).map_err(StoreError::io(&path))?;
             // The plan as written: the edit's read-back check parsed exactly these bytes.
             let loaded = Loaded {
-                path,
+                path: read.path,
                 plan: new_plan,
                 location: Location::Pending,
             };
             if edit.submits() || loaded.plan.status == plan::PlanStatus::Completed {
                 let (plan, notify) = self.complete(&loaded)?;
-                return Ok(Outcome::Completed { plan, notify });
+                return Ok(Edited::Written(Outcome::Completed { plan, notify }));
             }
-            return Ok(Outcome::Edited(loaded));
+            return Ok(Edited::Written(Outcome::Edited(loaded)));
         }
-        Err(StoreError::Contended { path })
+        Err(StoreError::Contended {
+            path: path.unwrap_or_else(|| self.pending_dir()),
+        })
+    }
+
+    /// The pending plan `id` read from disk now, with the exact text it was parsed from (the id index of the last
+    /// scan first, then a rescan).
+    fn read_pending(&self, id: &str) -> Result<Current, StoreError> {
+        let known = lock(&self.index).path_of(id);
+        if let Some(current) = known.and_then(|path| read_current(path, id)) {
+            return Ok(current);
+        }
+        self.scan_pending()?
+            .plans
+            .iter()
+            .find(|l| l.plan.id == id)
+            .and_then(|l| read_current(l.path.clone(), id))
+            .ok_or_else(|| StoreError::NotFound(id.to_owned()))
     }
 
     /// Finishes a plan whose file says completed: writes the notify file, then moves the plan into completed/
@@ -608,3 +668,137 @@ fn forget(cache: &mut ParsedCache, index: &mut IdIndex, path: &Path) {
         index.remove(&old.plan.id, Some(path));
     }
 }
+
+/// A pending plan as read for an edit: its path, the text read and that text parsed.
+struct Current {
+    path: PathBuf,
+    text: String,
+    parsed: plan::Parsed,
+}
+
+/// The plan file at `path` if it reads and parses as the plan `id`.
+fn read_current(path: PathBuf, id: &str) -> Option<Current> {
+    let text = String::from_utf8(read_regular(&path).ok()?).ok()?;
+    let parsed = plan::Parsed::parse(&text, &stem(&path)).ok()?;
+    (parsed.plan.id == id).then_some(Current { path, text, parsed })
+}
+
+/// Where an edit may call its test hook: the moments an agent's write is most in the way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Point {
+    /// The new text is in its temp file; swapping it into place is next.
+    BeforeSwap,
+    /// An agent's version was swapped out of place; swapping it back is next.
+    BeforeSwapBack,
+}
+
+/// What [`replace`] did.
+#[derive(Debug, PartialEq, Eq)]
+enum Replaced {
+    /// The new text is at the path, durably.
+    Done,
+    /// An agent replaced the file since it was read: its newest version is at the path, the edit is not.
+    Changed,
+    /// The file is gone.
+    Gone,
+}
+
+/// How many times an agent's version is swapped back in place before the newest one is simply renamed there.
+const SWAP_BACKS: usize = 16;
+
+/// Puts `new` at `path` if `path` still holds `before` (what the edit was computed from); otherwise leaves the
+/// agent's newest version there.
+///
+/// An agent replaces a plan by renaming its own new version over it, at any moment. A check of the file followed
+/// by a rename of ours leaves a gap: the agent's rename can land between the check and ours, which then silently
+/// replaces the agent's version. So nothing is replaced unseen: the new text is swapped with the file in one step
+/// (`RENAME_EXCHANGE`), and what comes out of the swap is exactly what was displaced. If that is `before`, the
+/// edit is done. If not, an agent wrote in between: its version is swapped back. That swap-back can itself
+/// displace something newer than our text, when the agent wrote again in between: then that newer version is put
+/// back in turn, and so on until a swap brings out exactly the file put in place by the swap before it (same
+/// inode, same bytes) — nothing landed in between, and the file in place is the newest the agent wrote. After
+/// [`SWAP_BACKS`] lost races in a row, the newest version held is renamed into place. An agent that deletes the
+/// file meanwhile has the last word: the plan is gone.
+///
+/// On a file system without `RENAME_EXCHANGE`: a last look just before a plain rename (the gap stays, small).
+fn replace(
+    path: &Path,
+    before: &[u8],
+    new: &[u8],
+    hook: &mut dyn FnMut(Point, &Path),
+) -> io::Result<Replaced> {
+    let temp = atomic::write_temp(path, new)?;
+    let result = swap_in(path, &temp, before, new, hook);
+    if !matches!(result, Ok(Replaced::Done)) {
+        // It may hold a displaced older version, or the new text that never went in.
+        let _ = fs::remove_file(&temp);
+    }
+    result
+}
+
+/// [`replace`] once `new` is written to `temp`. Done: `temp` is removed; otherwise it may be left holding a
+/// displaced older version or the new text.
+fn swap_in(
+    path: &Path,
+    temp: &Path,
+    before: &[u8],
+    new: &[u8],
+    hook: &mut dyn FnMut(Point, &Path),
+) -> io::Result<Replaced> {
+    let ours = fs::symlink_metadata(temp)?;
+    hook(Point::BeforeSwap, path);
+    match atomic::exchange(temp, path) {
+        Ok(true) => {}
+        Ok(false) => return last_look(path, temp, before),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Replaced::Gone),
+        Err(e) => return Err(e),
+    }
+    let displaced = read_file(temp)?;
+    if displaced.1 == before {
+        fs::remove_file(temp)?;
+        sync_dir(path)?;
+        return Ok(Replaced::Done);
+    }
+    // An agent's version came out: put it back. What is in place now should be our text.
+    let mut in_place = {
+        use std::os::unix::fs::MetadataExt;
+        (ours.ino(), new.to_vec())
+    };
+    let mut out = displaced;
+    for _ in 0..SWAP_BACKS {
+        hook(Point::BeforeSwapBack, path);
+        match atomic::exchange(temp, path) {
+            Ok(true) => {}
+            Ok(false) => return Err(io::Error::other("the file system stopped swapping files")),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Replaced::Gone),
+            Err(e) => return Err(e),
+        }
+        let put = std::mem::replace(&mut out, read_file(temp)?);
+        if out == in_place {
+            // Nothing landed since the last swap: `put`, the newest version, is in place.
+            sync_dir(path)?;
+            return Ok(Replaced::Changed);
+        }
+        // A newer version landed in place and just came out: it goes back in the next swap.
+        in_place = put;
+    }
+    fs::rename(temp, path)?;
+    sync_dir(path)?;
+    Ok(Replaced::Changed)
+}
+
+/// Without `RENAME_EXCHANGE`: a last look at the file just before renaming `temp` over it.
+fn last_look(path: &Path, temp: &Path, before: &[u8]) -> io::Result<Replaced> {
+    match read_regular(path) {
+        Ok(now) if now == before => {}
+        Ok(_) => return Ok(Replaced::Changed),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Replaced::Gone),
+        Err(_) => return Ok(Replaced::Changed),
+    }
+    fs::rename(temp, path)?;
+    sync_dir(path)?;
+    Ok(Replaced::Done)
+}
+
+#[cfg(test)]
+mod tests;
