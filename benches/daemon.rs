@@ -256,25 +256,27 @@ async fn tap_latency(plans: usize, samples: usize) -> Taps {
             ]),
         }
         .encode();
-        let before = env.fake.calls_of("editMessageText").len();
+        // Only the calls after this mark are looked at: copying every call of a long run on each wait would
+        // load the machine more with every tap.
+        let mark = env.fake.call_count();
         let t0 = SystemTime::now();
         let query = env.fake.tap_raw(OWNER, message, &data);
-        let answered = |f: &arbiter_zebu::fakebot::FakeBot| {
-            f.calls_of("answerCallbackQuery")
-                .into_iter()
-                .find(|c| c.params["callback_query_id"] == query.as_str())
+        let both = |f: &arbiter_zebu::fakebot::FakeBot| {
+            let calls = f.calls_since(mark);
+            let edit = calls
+                .iter()
+                .find(|c| c.method.eq_ignore_ascii_case("editMessageText"))
+                .cloned();
+            let answer = calls.into_iter().find(|c| {
+                c.method.eq_ignore_ascii_case("answerCallbackQuery")
+                    && c.params["callback_query_id"] == query.as_str()
+            });
+            edit.zip(answer)
         };
-        let ok = env
-            .fake
-            .wait_until(
-                |f| f.calls_of("editMessageText").len() > before && answered(f).is_some(),
-                WAIT,
-            )
-            .await;
+        let ok = env.fake.wait_until(|f| both(f).is_some(), WAIT).await;
         assert!(ok, "no edit and answer after a tap");
-        let call = env.fake.calls_of("editMessageText").pop().unwrap();
-        taps.push(call.at.duration_since(t0).unwrap_or_default());
-        let answer = answered(&env.fake).unwrap();
+        let (edit, answer) = both(&env.fake).unwrap();
+        taps.push(edit.at.duration_since(t0).unwrap_or_default());
         answers.push(answer.at.duration_since(t0).unwrap_or_default());
         // The same file, written durably by itself (in a scratch copy, not to disturb the daemon).
         let scratch = env.home.path().join("scratch.md");

@@ -210,6 +210,20 @@ impl FakeBot {
         self.shared.lock().calls.clone()
     }
 
+    /// How many requests the fake has received so far (a mark for [`FakeBot::calls_since`]).
+    #[must_use]
+    pub fn call_count(&self) -> usize {
+        self.shared.lock().calls.len()
+    }
+
+    /// The requests received after the first `mark` ones (see [`FakeBot::call_count`]): a wait for the next call
+    /// copies only the calls since, not every call of a long run.
+    #[must_use]
+    pub fn calls_since(&self, mark: usize) -> Vec<Call> {
+        let state = self.shared.lock();
+        state.calls.get(mark..).unwrap_or_default().to_vec()
+    }
+
     /// The requests of one method (any case: `sendMessage`, `SendMessage`).
     #[must_use]
     pub fn calls_of(&self, method: &str) -> Vec<Call> {
