@@ -159,6 +159,18 @@ impl IdIndex {
 /// What identifies one version of a file: inode, size, modification and change times (ns).
 type Version = (u64, u64, i64, i64, i64, i64);
 
+/// The modification time a version records (what `Metadata::modified` gives for it).
+fn modified_of(version: &Version) -> Option<SystemTime> {
+    let (secs, nanos) = (version.2, u32::try_from(version.3).ok()?);
+    if secs >= 0 {
+        SystemTime::UNIX_EPOCH.checked_add(Duration::new(secs.unsigned_abs(), nanos))
+    } else {
+        SystemTime::UNIX_EPOCH
+            .checked_sub(Duration::from_secs(secs.unsigned_abs()))?
+            .checked_add(Duration::from_nanos(u64::from(nanos)))
+    }
+}
+
 fn version_of(meta: &fs::Metadata) -> Version {
     use std::os::unix::fs::MetadataExt;
     (
@@ -222,19 +234,21 @@ impl Queue {
         let listed = list_dir(&dir)?;
         let _one_at_a_time = lock(&self.scanning);
         let mut cache = lock(&self.parsed);
-        let mut look: Vec<PathBuf> = cache
-            .keys()
-            .filter(|p| !listed.contains_key(*p))
-            .cloned()
-            .collect();
+        // Both in path order: one walk finds the cached files no longer listed.
+        let mut next = listed.iter().peekable();
+        let mut look: Vec<PathBuf> = Vec::new();
+        for cached in cache.keys() {
+            while next.peek().is_some_and(|(p, _)| p < cached) {
+                next.next();
+            }
+            if next.peek().is_none_or(|(p, _)| p != cached) {
+                look.push(cached.clone());
+            }
+        }
         look.extend(
             listed
                 .into_iter()
-                .filter(|(p, m)| {
-                    cache
-                        .get(p)
-                        .is_none_or(|(cached, _)| *cached != version_of(m))
-                })
+                .filter(|(p, v)| cache.get(p).is_none_or(|(cached, _)| cached != v))
                 .map(|(p, _)| p),
         );
         self.refresh(&mut cache, look)?;
@@ -272,7 +286,7 @@ impl Queue {
                         .get(&path)
                         .is_none_or(|(v, _)| *v != version_of(&meta))
                     {
-                        stale.push((path, meta));
+                        stale.push((path, version_of(&meta)));
                     }
                 }
                 _ => gone.push(path),
@@ -300,7 +314,7 @@ impl Queue {
     pub fn scan_completed(&self) -> Result<Scan, StoreError> {
         let listed = list_dir(&self.completed_dir())?;
         let mut scan = Scan::default();
-        for (_, _, result) in read_all(listed.into_iter().collect(), Location::Completed) {
+        for (_, _, result) in read_all(listed, Location::Completed) {
             match result? {
                 Some(Entry::Plan(l)) => scan.plans.push(l),
                 Some(Entry::Problem(p)) => scan.problems.push(*p),
@@ -579,10 +593,10 @@ pub fn load(path: &Path, location: Location) -> Result<Loaded, StoreError> {
 /// What reading one listed file gave: its plan, or the problem to report (`None`: it vanished meanwhile).
 fn read_entry(
     path: &Path,
-    meta: &fs::Metadata,
+    version: &Version,
     location: Location,
 ) -> Result<Option<Entry>, StoreError> {
-    let version = (meta.len(), meta.modified().ok());
+    let version = (version.1, modified_of(version));
     match load(path, location) {
         Ok(loaded) => Ok(Some(Entry::Plan(Arc::new(loaded)))),
         Err(StoreError::Invalid(diagnostic)) => Ok(Some(Entry::Problem(Box::new(Problem {
@@ -620,29 +634,31 @@ fn scan_of(cache: &ParsedCache) -> Scan {
 type Read = (PathBuf, Version, Result<Option<Entry>, StoreError>);
 
 /// The plan files in `dir` (visible `.md` regular files; a symlink is never followed out of the queue) with their
-/// metadata.
-fn list_dir(dir: &Path) -> Result<HashMap<PathBuf, fs::Metadata>, StoreError> {
+/// versions, in path order. Only the version of each is kept, not its whole metadata: with thousands of files this
+/// listing is made on every periodic rescan.
+fn list_dir(dir: &Path) -> Result<Vec<(PathBuf, Version)>, StoreError> {
     let entries = fs::read_dir(dir).map_err(StoreError::io(dir))?;
-    let mut listed = HashMap::new();
+    let mut listed = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         if !is_plan_name(name) {
             continue;
         }
-        if let Ok(meta) = fs::symlink_metadata(entry.path())
+        let path = entry.path();
+        if let Ok(meta) = fs::symlink_metadata(&path)
             && meta.is_file()
         {
-            listed.insert(entry.path(), meta);
+            listed.push((path, version_of(&meta)));
         }
     }
+    listed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     Ok(listed)
 }
 
 /// Reads `files`; thousands of them (a start-up) are spread over the cores.
-fn read_all(files: Vec<(PathBuf, fs::Metadata)>, location: Location) -> Vec<Read> {
-    let read =
-        |(p, m): &(PathBuf, fs::Metadata)| (p.clone(), version_of(m), read_entry(p, m, location));
+fn read_all(files: Vec<(PathBuf, Version)>, location: Location) -> Vec<Read> {
+    let read = |(p, v): &(PathBuf, Version)| (p.clone(), *v, read_entry(p, v, location));
     if files.len() <= 64 {
         return files.iter().map(read).collect();
     }

@@ -264,3 +264,25 @@ fn without_rename_exchange_a_last_look_decides() {
     assert_eq!(last_look(&path, &temp, &before).unwrap(), Replaced::Gone);
     assert!(!path.exists());
 }
+
+#[test]
+fn a_listing_keeps_the_version_and_the_time_a_problem_is_remembered_by() {
+    let (_dir, queue, path) = queue();
+    fs::write(queue.pending_dir().join("b.md"), "not a plan").unwrap();
+    fs::write(queue.pending_dir().join(".hidden.md"), "x").unwrap();
+    let listed = list_dir(&queue.pending_dir()).unwrap();
+    let names: Vec<_> = listed
+        .iter()
+        .map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted, "a listing is in path order");
+    assert!(names.contains(&"b.md".to_owned()) && !names.contains(&".hidden.md".to_owned()));
+    for (p, version) in &listed {
+        let meta = fs::symlink_metadata(p).unwrap();
+        assert_eq!(*version, version_of(&meta));
+        assert_eq!(modified_of(version), meta.modified().ok());
+    }
+    assert!(listed.iter().any(|(p, _)| *p == path));
+}
