@@ -493,28 +493,31 @@ async fn main() {
         }
         let bare = &taps.bare;
         let ratio = |d: Duration| d.as_secs_f64() / bare.median().as_secs_f64();
-        writeln!(
-            out,
-            "| tap → editMessageText, answer durable ({plans} plans pending) | {} | {} | {} | bare durable write: {} median, {} p99 | {:.2} | ≤ 2.5 |",
-            taps.edits.samples.len(),
-            ms(taps.edits.median()),
-            ms(taps.edits.p99()),
-            ms(bare.median()),
-            ms(bare.p99()),
-            ratio(taps.edits.median())
-        )
-        .unwrap();
-        writeln!(
-            out,
-            "| tap → answerCallbackQuery (answer durable and acknowledged; {plans} plans pending) | {} | {} | {} | bare durable write: {} median, {} p99 | {:.2} | ≤ 2.5 |",
-            taps.answers.samples.len(),
-            ms(taps.answers.median()),
-            ms(taps.answers.p99()),
-            ms(bare.median()),
-            ms(bare.p99()),
-            ratio(taps.answers.median())
-        )
-        .unwrap();
+        let rows = [
+            (
+                format!("tap → editMessageText, answer durable ({plans} plans pending)"),
+                &taps.edits,
+            ),
+            (
+                format!(
+                    "tap → answerCallbackQuery (answer durable and acknowledged; {plans} plans pending)"
+                ),
+                &taps.answers,
+            ),
+        ];
+        for (label, stats) in rows {
+            writeln!(
+                out,
+                "| {label} | {} | {} | {} | bare durable write: {} median, {} p99 | {:.2} | ≤ 2.5 |",
+                stats.samples.len(),
+                ms(stats.median()),
+                ms(stats.p99()),
+                ms(bare.median()),
+                ms(bare.p99()),
+                ratio(stats.median())
+            )
+            .unwrap();
+        }
     }
 
     if !tap_only {

@@ -74,6 +74,17 @@ fn q1(text: &str) -> (DecisionStatus, Option<String>) {
     (d.status, d.answer.clone())
 }
 
+/// The file on disk is the agent's revision `rev` with the tap's answer re-applied, alone in pending/.
+fn newest_answered(queue: &Queue, path: &Path, rev: usize) {
+    let text = fs::read_to_string(path).unwrap();
+    assert!(
+        text.contains(&format!("<!-- agent-rev: {rev} -->")),
+        "not revision {rev}:\n{text}"
+    );
+    assert_eq!(q1(&text), (DecisionStatus::Answered, Some("a".into())));
+    assert_eq!(pending_names(queue), ["p.md"]);
+}
+
 #[test]
 fn an_edit_with_nobody_in_the_way_is_written_once() {
     let (_dir, queue, path) = queue();
@@ -178,14 +189,7 @@ fn agent_writes_landing_during_the_swap_back_leave_the_newest_in_place() {
             .unwrap();
         assert!(matches!(edited, Edited::Written(Outcome::Edited(_))));
         assert_eq!(calls, 2);
-        let text = fs::read_to_string(&path).unwrap();
-        let newest = format!("<!-- agent-rev: {} -->", 1 + newer);
-        assert!(
-            text.contains(&newest),
-            "{newer} newer: not the newest:\n{text}"
-        );
-        assert_eq!(q1(&text), (DecisionStatus::Answered, Some("a".into())));
-        assert_eq!(pending_names(&queue), ["p.md"]);
+        newest_answered(&queue, &path, 1 + newer);
     }
 }
 
@@ -236,13 +240,7 @@ fn an_agent_writing_at_every_swap_back_still_ends_with_its_newest_version_in_pla
         .edit_hooked("p", Some("1"), NOW, &mut tap(&mut 0), &mut hook)
         .unwrap();
     assert!(matches!(edited, Edited::Written(Outcome::Edited(_))));
-    let text = fs::read_to_string(&path).unwrap();
-    assert!(
-        text.contains(&format!("<!-- agent-rev: {newest} -->")),
-        "not the newest:\n{text}"
-    );
-    assert_eq!(q1(&text), (DecisionStatus::Answered, Some("a".into())));
-    assert_eq!(pending_names(&queue), ["p.md"]);
+    newest_answered(&queue, &path, newest);
 }
 
 #[test]
