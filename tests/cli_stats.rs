@@ -3,19 +3,7 @@
 use serde_json::{Value, json};
 
 use crate::cli_support::Arbiter;
-use crate::support::TempQueue;
-
-/// A plan file; each decision is `(id, status, answer, answered_at, answered_by)`.
-fn plan(front: &str, decisions: &[(&str, &str, &str, &str, &str)]) -> String {
-    let mut out = format!("---\n{front}\n---\n\n# A plan\n\nContext.\n\n");
-    for (i, (id, status, answer, at, by)) in decisions.iter().enumerate() {
-        out.push_str(&format!(
-            "---\n\n## Decision {n}: Question {id}\n\nid: {id}\nstatus: {status}\nanswer: {answer}\nanswered_at: {at}\nanswered_by: {by}\nallow_custom: true\n\n**Context:** Why?\n\n**Options:**\n- `a` — First\n- `b` — Second\n\n",
-            n = i + 1
-        ));
-    }
-    out
-}
+use crate::support::{TempQueue, plan_answered as plan};
 
 /// Two plans in the period, one before it; one pending plan created in the future (its age is 0 whatever
 /// day the test runs) and one without `created_at` whose deadline has passed.

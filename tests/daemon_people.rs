@@ -102,28 +102,13 @@ impl Person<'_> {
             .fake
             .tap_label(self.id, id, label)
             .unwrap_or_else(|e| panic!("{e}\n{}", self.transcript()));
-        self.answer_of(qid).await
+        self.d.answer_of(&qid).await
     }
 
     /// Taps any callback data on message `id`.
     async fn tap_raw(&self, id: i32, data: &str) -> (Option<String>, bool) {
         let qid = self.d.fake.tap_raw(self.id, id, data);
-        self.answer_of(qid).await
-    }
-
-    async fn answer_of(&self, qid: String) -> (Option<String>, bool) {
-        assert!(
-            self.d.wait_answered(std::slice::from_ref(&qid), WAIT).await,
-            "callback {qid} never answered"
-        );
-        let (_, text, alert) = self
-            .d
-            .fake
-            .callback_answers()
-            .into_iter()
-            .find(|(q, _, _)| *q == qid)
-            .unwrap();
-        (text, alert)
+        self.d.answer_of(&qid).await
     }
 
     /// Opens plan `id` with a deep link; returns the answer (a view, or a refusal), not an announcement.

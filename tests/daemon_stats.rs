@@ -8,23 +8,11 @@ use arbiter_zebu::digest::DigestAt;
 use arbiter_zebu::fakebot::{FakeBot, SentMessage};
 use chrono::{DateTime, SecondsFormat, Timelike, Utc};
 
-use crate::support::TempQueue;
 use crate::support::daemon::{OUTSIDER, OWNER, Running, WAIT, settings};
+use crate::support::{TempQueue, plan_answered as plan};
 
 fn stamp(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, true)
-}
-
-/// A plan file; each decision is `(id, status, answer, answered_at, answered_by)`.
-fn plan(front: &str, decisions: &[(&str, &str, &str, String, String)]) -> String {
-    let mut out = format!("---\n{front}\n---\n\n# A plan\n\nContext.\n\n");
-    for (i, (id, status, answer, at, by)) in decisions.iter().enumerate() {
-        out.push_str(&format!(
-            "---\n\n## Decision {n}: Question {id}\n\nid: {id}\nstatus: {status}\nanswer: {answer}\nanswered_at: {at}\nanswered_by: {by}\nallow_custom: true\n\n**Context:** Why?\n\n**Options:**\n- `a` — First\n- `b` — Second\n\n",
-            n = i + 1
-        ));
-    }
-    out
 }
 
 fn completed(q: &TempQueue, name: &str, text: &str) {
@@ -109,7 +97,7 @@ fn waiting(q: &TempQueue, now: DateTime<Utc>) {
                 "id: waiting\nagent: swe\ntitle: Waiting\npriority: high\nstatus: pending\ncreated_at: {}",
                 stamp(now - chrono::Duration::hours(3))
             ),
-            &[("d1", "pending", "null", "null".into(), "null".into())],
+            &[("d1", "pending", "null", "null", "null")],
         ),
     );
 }
@@ -245,7 +233,7 @@ async fn settle(d: &Running, id: &str) {
         &format!("{id}.md"),
         &plan(
             &format!("id: {id}\ntitle: Marker {id}\nstatus: pending"),
-            &[("d1", "pending", "null", "null".into(), "null".into())],
+            &[("d1", "pending", "null", "null", "null")],
         ),
     );
     d.wait_message(|m| m.plain.contains(&format!("Marker {id}")))

@@ -5,7 +5,7 @@ use std::process::Command;
 
 use reqwest::StatusCode;
 
-use crate::support::web::{Dash, field, values};
+use crate::support::web::{Dash, Reply, field, values};
 use crate::support::{TempQueue, plan_with};
 
 fn queue_with(ids: &[&str]) -> TempQueue {
@@ -26,6 +26,18 @@ async fn first_answer(dash: &Dash, cookie: &str, id: &str) -> (String, String) {
         .next()
         .expect("option");
     (csrf, option)
+}
+
+/// Posts the answer form for decision 0 of `plan` (`option`, with `csrf`) as `cookie`, from the dashboard's origin.
+async fn decide(dash: &Dash, cookie: &str, csrf: &str, plan: &str, option: &str) -> Reply {
+    let form = [
+        ("csrf", csrf),
+        ("plan", plan),
+        ("decision", "0"),
+        ("option", option),
+    ];
+    dash.post("/plan/decide", Some(cookie), Some(&dash.base), &form)
+        .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -115,15 +127,7 @@ async fn a_login_link_works_once_and_a_session_ends_at_logout() {
         dash.get("/queue", Some(&cookie)).await.location(),
         Some("/login")
     );
-    let form = [
-        ("csrf", csrf.as_str()),
-        ("plan", "p1"),
-        ("decision", "0"),
-        ("option", &option),
-    ];
-    let r = dash
-        .post("/plan/decide", Some(&cookie), Some(&dash.base), &form)
-        .await;
+    let r = decide(&dash, &cookie, &csrf, "p1", &option).await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     assert_eq!(dash.run.queue.read("pending", "p1.md"), before);
 }
@@ -174,15 +178,7 @@ async fn state_changes_need_the_csrf_token_and_a_same_origin_request() {
         assert_eq!(dash.run.queue.read("pending", "p1.md"), before, "{what}");
     }
     // The same request done right records the answer.
-    let form = [
-        ("csrf", csrf.as_str()),
-        ("plan", "p1"),
-        ("decision", "0"),
-        ("option", &option),
-    ];
-    let r = dash
-        .post("/plan/decide", Some(&cookie), Some(&base), &form)
-        .await;
+    let r = decide(&dash, &cookie, &csrf, "p1", &option).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     let after = dash.run.queue.read("pending", "p1.md");
     assert!(after.contains("answer: \"yes\""), "{after}");
@@ -198,15 +194,7 @@ async fn a_changed_plan_records_nothing_and_a_gone_one_says_so() {
     let changed =
         plan_with("p1", "s", 2).replacen("`yes` — Yes", "`yes` — Yes, and drop the table", 1);
     dash.run.queue.drop_plan("p1.md", &changed);
-    let form = [
-        ("csrf", csrf.as_str()),
-        ("plan", "p1"),
-        ("decision", "0"),
-        ("option", &option),
-    ];
-    let r = dash
-        .post("/plan/decide", Some(&cookie), Some(&dash.base), &form)
-        .await;
+    let r = decide(&dash, &cookie, &csrf, "p1", &option).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     assert!(r.location().unwrap().contains("notice=stale"));
     assert_eq!(dash.run.queue.read("pending", "p1.md"), changed);
@@ -216,15 +204,7 @@ async fn a_changed_plan_records_nothing_and_a_gone_one_says_so() {
 
     let (_, option2) = first_answer(&dash, &cookie, "p2").await;
     std::fs::remove_file(dash.run.queue.root().join("pending/p2.md")).unwrap();
-    let form = [
-        ("csrf", csrf.as_str()),
-        ("plan", "p2"),
-        ("decision", "0"),
-        ("option", &option2),
-    ];
-    let r = dash
-        .post("/plan/decide", Some(&cookie), Some(&dash.base), &form)
-        .await;
+    let r = decide(&dash, &cookie, &csrf, "p2", &option2).await;
     assert_eq!(r.status, StatusCode::NOT_FOUND);
     assert!(r.body.contains("no longer pending"));
     assert!(dash.run.queue.files("completed").is_empty());
@@ -325,15 +305,7 @@ async fn a_session_survives_a_daemon_restart() {
     let page = dash.get("/plan?id=p1", Some(&cookie)).await;
     assert_eq!(page.status, StatusCode::OK);
     let (csrf, option) = first_answer(&dash, &cookie, "p1").await;
-    let form = [
-        ("csrf", csrf.as_str()),
-        ("plan", "p1"),
-        ("decision", "0"),
-        ("option", &option),
-    ];
-    let r = dash
-        .post("/plan/decide", Some(&cookie), Some(&dash.base), &form)
-        .await;
+    let r = decide(&dash, &cookie, &csrf, "p1", &option).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER);
     assert!(
         dash.run
@@ -369,15 +341,7 @@ async fn a_member_who_is_no_approver_sees_nothing_and_their_forged_posts_change_
     // Bob's own CSRF token (from his queue page) with the owner's option: refused, the file as it was.
     let csrf = field(&listed.body, "csrf").expect("csrf on bob's page");
     let before = dash.run.queue.read("pending", "p1.md");
-    let form = [
-        ("csrf", csrf.as_str()),
-        ("plan", "p1"),
-        ("decision", "0"),
-        ("option", &option),
-    ];
-    let r = dash
-        .post("/plan/decide", Some(&bob), Some(&dash.base), &form)
-        .await;
+    let r = decide(&dash, &bob, &csrf, "p1", &option).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.body);
     let r = dash
         .post(

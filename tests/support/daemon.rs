@@ -124,15 +124,20 @@ impl Running {
             .fake
             .tap_label(OWNER, id, label)
             .unwrap_or_else(|e| panic!("{e}\n{}", self.transcript()));
+        self.answer_of(&qid).await
+    }
+
+    /// Waits until callback query `qid` is answered; returns the answer's text and whether it was an alert.
+    pub async fn answer_of(&self, qid: &str) -> (Option<String>, bool) {
         assert!(
-            self.wait_answered(std::slice::from_ref(&qid), WAIT).await,
+            self.wait_answered(&[qid.to_owned()], WAIT).await,
             "callback {qid} never answered"
         );
         let (_, text, alert) = self
             .fake
             .callback_answers()
             .into_iter()
-            .find(|(q, _, _)| *q == qid)
+            .find(|(q, _, _)| q == qid)
             .expect("answer recorded");
         (text, alert)
     }

@@ -73,3 +73,19 @@ pub fn plan_with(id: &str, session: &str, n: usize) -> String {
     }
     out
 }
+
+/// A plan file with `front` as its frontmatter; each decision is `(id, status, answer, answered_at, answered_by)`,
+/// with options `a` and `b` (what the stats tests count).
+#[must_use]
+pub fn plan_answered<S: AsRef<str>>(front: &str, decisions: &[(&str, &str, &str, S, S)]) -> String {
+    let mut out = format!("---\n{front}\n---\n\n# A plan\n\nContext.\n\n");
+    for (i, (id, status, answer, at, by)) in decisions.iter().enumerate() {
+        out.push_str(&format!(
+            "---\n\n## Decision {n}: Question {id}\n\nid: {id}\nstatus: {status}\nanswer: {answer}\nanswered_at: {at}\nanswered_by: {by}\nallow_custom: true\n\n**Context:** Why?\n\n**Options:**\n- `a` — First\n- `b` — Second\n\n",
+            n = i + 1,
+            at = at.as_ref(),
+            by = by.as_ref(),
+        ));
+    }
+    out
+}
