@@ -157,6 +157,16 @@ impl HttpClient {
         assert!(response.get("error").is_none(), "{response}");
         response["result"].clone()
     }
+
+    /// Pushes a plan spec with `arbiter_push`; returns the new plan's id.
+    pub(crate) async fn push(&self, id: u64, spec: Value) -> String {
+        let pushed = self.call(id, "arbiter_push", spec).await;
+        assert_eq!(pushed["isError"], json!(false), "{pushed}");
+        pushed["structuredContent"]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
 }
 
 /// Every file under the queue folder with its bytes.
@@ -233,21 +243,10 @@ async fn push_get_await_over_http_as_the_tokens_agent() {
     );
 
     // No `agent` in the spec: the plan is the token's agent's.
-    let pushed = mcp
-        .call(
-            2,
-            "arbiter_push",
-            json!({
+    let id = mcp.push(2, json!({
                 "title": "Ship it?", "priority": "high",
                 "decisions": [{"title": "Release now", "options": [{"key": "yes"}, {"key": "no", "label": "Wait"}]}]
-            }),
-        )
-        .await;
-    assert_eq!(pushed["isError"], json!(false), "{pushed}");
-    let id = pushed["structuredContent"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+            })).await;
     let name = format!("builder-ship-it-{id}.md");
     assert_eq!(q.files("pending"), std::slice::from_ref(&name));
     assert!(
@@ -290,24 +289,17 @@ async fn push_get_await_over_http_as_the_tokens_agent() {
     assert_eq!(got["structuredContent"], done["structuredContent"]);
 
     // An `agent` the spec gives wins over the token's name; another token names another agent.
-    let pushed = mcp
-        .call(
+    let named = &mcp
+        .push(
             7,
-            "arbiter_push",
             json!({"title": "Named", "agent": "nightly", "decisions": [{"title": "A"}]}),
         )
         .await;
-    let named = pushed["structuredContent"]["id"].as_str().unwrap();
     let mut reviewer = HttpClient::new(&url, REVIEWER_TOKEN);
     reviewer.initialize().await;
-    let pushed = reviewer
-        .call(
-            1,
-            "arbiter_push",
-            json!({"title": "Review", "decisions": [{"title": "A"}]}),
-        )
+    let reviewed = &reviewer
+        .push(1, json!({"title": "Review", "decisions": [{"title": "A"}]}))
         .await;
-    let reviewed = pushed["structuredContent"]["id"].as_str().unwrap();
     assert_eq!(
         q.files("pending"),
         [
@@ -411,17 +403,9 @@ async fn stopping_ends_open_streams_so_the_server_shuts_down() {
         .unwrap();
     assert_eq!(stream.status(), StatusCode::OK);
     // And an await that would wait ten minutes for a plan nobody answers.
-    let pushed = mcp
-        .call(
-            1,
-            "arbiter_push",
-            json!({"title": "T", "decisions": [{"title": "A"}]}),
-        )
+    let id = mcp
+        .push(1, json!({"title": "T", "decisions": [{"title": "A"}]}))
         .await;
-    let id = pushed["structuredContent"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
     let (accepted_tx, accepted) = tokio::sync::oneshot::channel();
     let waiting = tokio::spawn({
         let mcp = mcp.clone();

@@ -32,19 +32,13 @@ async fn an_agent_pushes_over_http_and_the_owner_is_asked_on_telegram() {
     // With the token: the plan lands in pending/ as the token's agent, and the daemon announces it.
     let mut client = HttpClient::new(&url, AGENT_TOKEN);
     client.initialize().await;
-    let pushed = client
-        .call(
+    let id = client
+        .push(
             1,
-            "arbiter_push",
             json!({"title": "Ship it", "decisions": [{"title": "Release now?", "options": [
                 {"key": "yes", "label": "Yes"}, {"key": "no", "label": "No"}]}]}),
         )
         .await;
-    assert_eq!(pushed["isError"], json!(false), "{pushed}");
-    let id = pushed["structuredContent"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
     let files = dash.run.queue.files("pending");
     assert_eq!(files.len(), 1, "{files:?}");
     let text =
