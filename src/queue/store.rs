@@ -346,19 +346,11 @@ impl Queue {
 
     /// Finds a pending plan by id (the index of the last scan first, then a rescan).
     pub fn find_pending(&self, id: &str) -> Result<Option<Loaded>, StoreError> {
-        let known = lock(&self.index).path_of(id);
-        if let Some(path) = known
-            && let Ok(loaded) = load(&path, Location::Pending)
-            && loaded.plan.id == id
-        {
-            return Ok(Some(loaded));
+        match self.read_pending(id) {
+            Ok(current) => Ok(Some(current.into_loaded())),
+            Err(StoreError::NotFound(_)) => Ok(None),
+            Err(error) => Err(error),
         }
-        Ok(self
-            .scan_pending()?
-            .plans
-            .into_iter()
-            .find(|l| l.plan.id == id)
-            .map(Arc::unwrap_or_clone))
     }
 
     /// Applies `edit` to the pending plan `id`: re-read from disk, apply, write atomically. Taps on one plan are
@@ -407,20 +399,15 @@ impl Queue {
         let mut path = None;
         for _ in 0..EDIT_ATTEMPTS {
             let read = self.read_pending(id)?;
-            let as_read = |read: Current| Loaded {
-                path: read.path,
-                plan: read.parsed.plan,
-                location: Location::Pending,
-            };
             let edit = match decide(&read.parsed.plan) {
                 Ok(edit) => edit,
-                Err(reason) => return Ok(Edited::Declined(reason, as_read(read))),
+                Err(reason) => return Ok(Edited::Declined(reason, read.into_loaded())),
             };
             let applied =
                 plan::apply_to(&read.text, &read.parsed, &stem(&read.path), &edit, by, now);
             let (new_text, new_plan) = match applied {
                 Ok(applied) => applied,
-                Err(error) => return Ok(Edited::Refused(error, as_read(read))),
+                Err(error) => return Ok(Edited::Refused(error, read.into_loaded())),
             };
             match replace(&read.path, read.text.as_bytes(), new_text.as_bytes(), hook)
                 .map_err(StoreError::io(&read.path))?
@@ -694,6 +681,16 @@ struct Current {
     path: PathBuf,
     text: String,
     parsed: plan::Parsed,
+}
+
+impl Current {
+    fn into_loaded(self) -> Loaded {
+        Loaded {
+            path: self.path,
+            plan: self.parsed.plan,
+            location: Location::Pending,
+        }
+    }
 }
 
 /// The plan file at `path` if it reads and parses as the plan `id`.
