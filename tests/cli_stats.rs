@@ -57,14 +57,19 @@ fn queue() -> TempQueue {
     q
 }
 
-#[test]
-fn json_has_exactly_the_design_keys_and_figures() {
-    let q = queue();
-    let out = Arbiter::new(&q)
+/// `arbiter stats --since 2026-02-01 --json` over `q`: exit 0, nothing on stderr, the JSON.
+fn stats_json(q: &TempQueue) -> Value {
+    let out = Arbiter::new(q)
         .args(&["stats", "--since", "2026-02-01", "--json"])
         .run();
     assert_eq!((out.code, out.stderr.as_str()), (Some(0), ""));
-    let got: Value = serde_json::from_str(&out.stdout).unwrap();
+    serde_json::from_str(&out.stdout).unwrap()
+}
+
+#[test]
+fn json_has_exactly_the_design_keys_and_figures() {
+    let q = queue();
+    let got = stats_json(&q);
     assert_eq!(
         got,
         json!({
@@ -105,11 +110,7 @@ fn people_from_the_config_name_the_persons() {
         r#"{"telegram": {"token": "1:x", "allowedUsers": [93533553, 42]}, "people": {"alice": 93533553}}"#,
     )
     .unwrap();
-    let out = Arbiter::new(&q)
-        .args(&["stats", "--since", "2026-02-01", "--json"])
-        .run();
-    assert_eq!((out.code, out.stderr.as_str()), (Some(0), ""));
-    let got: Value = serde_json::from_str(&out.stdout).unwrap();
+    let got = stats_json(&q);
     // A named user by name, an unnamed one by id.
     assert_eq!(
         got["by_person"],
