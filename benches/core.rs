@@ -47,10 +47,10 @@ fn bench(c: &mut Criterion) {
             })
         });
         c.bench_function(&format!("render-decision/{name}"), |b| {
-            b.iter(|| views::decision(black_box(&plan), 0, None))
+            b.iter(|| views::decision(black_box(&plan), 0, None, &views::Drawn::now()))
         });
         c.bench_function(&format!("render-plan/{name}"), |b| {
-            b.iter(|| views::plan(black_box(&plan)))
+            b.iter(|| views::plan(black_box(&plan), &views::Drawn::now()))
         });
     }
 }

@@ -4,6 +4,7 @@
 
 mod support;
 
+mod architecture;
 mod cli;
 mod cli_await;
 mod cli_config;

@@ -1,39 +1,22 @@
-//! `arbiter run`: the Telegram daemon. Long-polls the Bot API, hands each user's updates to that user's worker
-//! (in order), watches pending/ for new plans, and never exits on API errors — only on SIGTERM/SIGINT or the
-//! shutdown future.
+//! `arbiter run`: the wiring. Opens the queue and takes its lock, finishes submits a crash interrupted, starts
+//! the dashboard, the bot ([`crate::bot`]), the watcher and the schedule ([`crate::schedule`]), and stops them
+//! all on SIGTERM/SIGINT or the shutdown future. Nothing here handles an update or changes a plan.
 
-mod announce;
-pub mod api;
-mod callbacks;
-mod clock;
-mod context;
-mod digest;
 pub mod lockfile;
-mod messages;
-mod people;
-mod state;
-mod stats;
 
-use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use teloxide::prelude::*;
-use teloxide::types::{Update, UpdateKind};
 use tokio::sync::mpsc;
 
-use crate::actions::{Access, Actions, Refusal};
+use crate::actions::{Access, Actions};
+use crate::bot::{self, Api, Ctx, Looks, State};
 use crate::config::BotToken;
 use crate::queue::watcher::{self, Mode};
 use crate::queue::{Queue, StoreError};
-
-use api::{Api, Patience, retry};
-use context::Ctx;
-use state::State;
-
-pub use messages::{Command, parse_command};
+use crate::schedule;
 
 /// Everything the daemon needs to run; built from the config file by the CLI, or directly by tests and the demo.
 #[derive(Clone)]
@@ -110,10 +93,10 @@ pub enum DaemonError {
     Lock(#[from] lockfile::LockError),
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error("can't build the HTTP client: {0}")]
-    Client(String),
-    #[error("Telegram refused the bot token (check telegram.token or ARBITER_TELEGRAM_TOKEN)")]
-    TokenRefused,
+    #[error(transparent)]
+    Client(#[from] bot::ClientError),
+    #[error(transparent)]
+    TokenRefused(#[from] bot::TokenRefused),
     #[error(transparent)]
     Web(#[from] crate::web::WebError),
 }
@@ -130,14 +113,11 @@ pub async fn run(
         tracing::info!(plan = %l.plan.id, "finished a submit interrupted by a crash");
     }
 
-    let client = teloxide::net::default_reqwest_settings()
-        .timeout(settings.http_timeout)
-        .build()
-        .map_err(|e| DaemonError::Client(e.to_string()))?;
-    let mut bot = Bot::with_client(settings.token.expose(), client);
-    if let Some(url) = &settings.api_url {
-        bot = bot.set_api_url(url.clone());
-    }
+    let api = Api::new(
+        &settings.token,
+        settings.api_url.as_ref(),
+        settings.http_timeout,
+    )?;
     let actions = Actions::new(
         queue,
         Access::new(settings.allowed_users.iter().copied())
@@ -150,7 +130,7 @@ pub async fn run(
         None => None,
     };
     let ctx = Ctx {
-        api: Api { bot: bot.clone() },
+        api,
         actions,
         state,
         quiet: settings.quiet_hours.clone().map(Arc::new),
@@ -161,7 +141,7 @@ pub async fn run(
         digest: settings.digest.clone().map(Arc::new),
     };
 
-    let polling = poll(ctx.clone(), settings.clone(), scan);
+    let polling = start(ctx, &settings, scan);
     tokio::pin!(polling);
     tokio::pin!(shutdown);
     tokio::select! {
@@ -184,125 +164,41 @@ pub fn mini_app_url(dashboard_url: Option<&str>) -> Option<url::Url> {
     }
 }
 
-/// Start-up calls, the watcher, then the getUpdates loop. Runs until cancelled.
-async fn poll(
+/// The bot's start-up calls, deadlines missed while down, the start-up announcement and a missed digest, then the
+/// watcher, the announcer and the schedule beside the getUpdates loop. Runs until cancelled.
+async fn start(
     ctx: Ctx,
-    settings: Settings,
+    settings: &Settings,
     first_scan: crate::queue::Scan,
 ) -> Result<(), DaemonError> {
-    let me = retry("getMe", Patience::Persistent, || {
-        ctx.api.bot.get_me().send()
-    })
-    .await;
-    match me {
-        Ok(me) => tracing::info!(bot = %me.username(), "connected to the Bot API"),
-        // A wrong token never gets better: stop with a clear error (systemd shows it) instead of polling in vain.
-        Err(teloxide::RequestError::Api(teloxide::ApiError::InvalidToken)) => {
-            return Err(DaemonError::TokenRefused);
-        }
-        Err(e) => tracing::error!(error = %e, "getMe failed"),
-    }
-    let api = ctx.api.clone();
-    tokio::spawn(async move {
-        if let Err(e) = api.set_commands().await {
-            tracing::warn!(error = %e, "setMyCommands failed");
-        }
-    });
-    if let Some(dashboard) = ctx.dashboard.clone() {
-        let api = ctx.api.clone();
-        tokio::spawn(async move {
-            if let Err(e) = api.set_dashboard_menu_button(&dashboard).await {
-                tracing::warn!(error = %e, "setChatMenuButton failed");
-            }
-        });
-    }
-
-    // A webhook left by another program would make every getUpdates fail with 409.
-    if let Err(e) = retry("deleteWebhook", Patience::Persistent, || {
-        ctx.api.bot.delete_webhook().send()
-    })
-    .await
-    {
-        tracing::warn!(error = %e, "deleteWebhook failed");
-    }
-    // Drop updates sent while the daemon was down: stale taps on views that no longer match.
-    let mut offset: i32 = 0;
-    let dropped = retry("getUpdates", Patience::Persistent, || {
-        ctx.api.bot.get_updates().offset(-1).timeout(0).send()
-    })
-    .await;
-    if let Ok(updates) = dropped
-        && let Some(last) = updates.last()
-    {
-        offset = next_offset(last);
-    }
-
+    let offset = bot::connect(&ctx).await?;
     let (notice_tx, notice_rx) = mpsc::unbounded_channel();
     let mut first_scan = first_scan;
-    clock::catch_up(&ctx, &mut first_scan, &notice_tx).await;
-    announce::initial_scan(&ctx, first_scan, &notice_tx);
+    schedule::catch_up(&ctx, &mut first_scan, &notice_tx).await;
+    bot::watch::initial_scan(&ctx, first_scan, &notice_tx);
     // A digest missed while the daemon was down goes out now, once, after the start-up summary.
-    let mut digest_sent = digest::last_sent(ctx.queue().root());
-    digest::check(&ctx, &mut digest_sent, &notice_tx);
+    let mut digest_sent = schedule::digest::last_sent(ctx.queue().root());
+    schedule::digest::check(&ctx, &mut digest_sent, &notice_tx);
     let (watch, signals) = watcher::watch(&[ctx.queue().pending_dir()], settings.watch);
     let ctx = Ctx {
-        looks: Some(Arc::new(context::Looks {
+        looks: Some(Arc::new(Looks {
             busy: tokio::sync::Mutex::new(()),
             changes: signals.changes().clone(),
             notices: notice_tx.clone(),
         })),
         ..ctx
     };
-    let watching = tokio::spawn(announce::watch_loop(ctx.clone(), signals));
-    let timing = tokio::spawn(clock::run(ctx.clone(), notice_tx, digest_sent));
-    let announcing = tokio::spawn(announce::announcer(ctx.clone(), notice_rx));
+    let watching = tokio::spawn(bot::watch::watch_loop(ctx.clone(), signals));
+    let timing = tokio::spawn(schedule::run(ctx.clone(), notice_tx, digest_sent));
+    let announcing = tokio::spawn(bot::announce::announcer(ctx.clone(), notice_rx));
     let _guards = (
         watch,
         AbortOnDrop(watching),
         AbortOnDrop(announcing),
         AbortOnDrop(timing),
     );
-
-    let mut workers: HashMap<u64, mpsc::UnboundedSender<Update>> = HashMap::new();
-    let mut refused: HashSet<u64> = HashSet::new();
-    let mut backoff = Duration::from_millis(200);
-    let poll_secs = u32::try_from(settings.poll_timeout.as_secs()).unwrap_or(10);
-    loop {
-        match ctx
-            .api
-            .bot
-            .get_updates()
-            .offset(offset)
-            .timeout(poll_secs)
-            .send()
-            .await
-        {
-            Ok(updates) => {
-                backoff = Duration::from_millis(200);
-                for update in updates {
-                    offset = next_offset(&update);
-                    dispatch(&ctx, &mut workers, &mut refused, update);
-                }
-            }
-            Err(e) => {
-                let wait = match &e {
-                    teloxide::RequestError::RetryAfter(s) => s.duration(),
-                    _ => backoff,
-                };
-                tracing::warn!(error = %e, wait_ms = wait.as_millis() as u64, "getUpdates failed; polling again");
-                tokio::time::sleep(wait).await;
-                // A short cap: once Telegram is back, the owner's next tap must not wait out a long backoff.
-                backoff = (backoff * 2).min(POLL_BACKOFF_CAP);
-            }
-        }
-    }
-}
-
-/// The longest pause between two failed getUpdates calls (a `retry_after` from Telegram is honoured in full).
-const POLL_BACKOFF_CAP: Duration = Duration::from_secs(5);
-
-fn next_offset(update: &Update) -> i32 {
-    i32::try_from(update.id.0).map_or(i32::MAX, |id| id.saturating_add(1))
+    bot::poll(ctx, offset, settings.poll_timeout).await;
+    Ok(())
 }
 
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
@@ -310,64 +206,5 @@ struct AbortOnDrop(tokio::task::JoinHandle<()>);
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
-    }
-}
-
-/// Hands an update to its user's worker (one per user, so each user's updates are handled in order while users
-/// don't wait for each other). Updates from anyone not allowed never reach a worker.
-fn dispatch(
-    ctx: &Ctx,
-    workers: &mut HashMap<u64, mpsc::UnboundedSender<Update>>,
-    refused: &mut HashSet<u64>,
-    update: Update,
-) {
-    let Some(user) = update.from().map(|u| u.id.0) else {
-        return;
-    };
-    if !ctx.actions.access().is_member(user) {
-        tracing::info!(user, "update from a user not in allowedUsers ignored");
-        refuse(ctx, refused, user, &update);
-        return;
-    }
-    let sender = workers.entry(user).or_insert_with(|| {
-        let (tx, mut rx) = mpsc::unbounded_channel::<Update>();
-        let ctx = ctx.clone();
-        tokio::spawn(async move {
-            while let Some(update) = rx.recv().await {
-                handle(&ctx, update).await;
-            }
-        });
-        tx
-    });
-    let _ = sender.send(update);
-}
-
-/// Outsiders get a fixed refusal and no plan data: their taps are answered with it, and their first message
-/// gets it once (so they know the bot is private, and can't make it talk in a loop).
-fn refuse(ctx: &Ctx, refused: &mut HashSet<u64>, user: u64, update: &Update) {
-    let refusal = Refusal::Outsider.to_string();
-    let api = ctx.api.clone();
-    match &update.kind {
-        UpdateKind::CallbackQuery(q) => {
-            let id = q.id.0.clone();
-            tokio::spawn(async move {
-                let _ = api.answer_callback(&id, Some(&refusal), true).await;
-            });
-        }
-        UpdateKind::Message(m) if refused.len() < 10_000 && refused.insert(user) => {
-            let chat = m.chat.id;
-            tokio::spawn(async move {
-                let _ = api.bot.send_message(chat, refusal).send().await;
-            });
-        }
-        _ => {}
-    }
-}
-
-async fn handle(ctx: &Ctx, update: Update) {
-    match update.kind {
-        UpdateKind::Message(m) => messages::handle(ctx, m).await,
-        UpdateKind::CallbackQuery(q) => callbacks::handle(ctx, q).await,
-        _ => {}
     }
 }

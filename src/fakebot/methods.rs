@@ -2,9 +2,13 @@
 
 use serde_json::{Value, json};
 
-use super::documents::{send_document, send_photo};
-use super::server::Files;
-use super::state::{BOT_ID, Button, Document, Markup, SentMessage, State, bot_user_json, now_unix};
+mod documents;
+
+use documents::{send_document, send_photo};
+
+use super::state::{
+    BOT_ID, Button, Document, Files, Markup, SentMessage, State, bot_user_json, now_unix,
+};
 use crate::telegram::markdown_check::{Entity, parse_markdown_v2_entities, telegram_length};
 
 /// Method names the fake knows, in Telegram's camelCase.

@@ -27,7 +27,6 @@
 
 #[cfg(test)]
 mod document_tests;
-mod documents;
 #[cfg(test)]
 mod fault_tests;
 #[cfg(test)]

@@ -26,12 +26,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use super::documents::MAX_UPLOAD_BYTES;
 use super::methods::{self, ApiFailure, int_param};
-use super::state::{Call, Fault, State, Upload};
-
-/// Files of a multipart request, by field name.
-pub(crate) type Files = HashMap<String, Upload>;
+use super::state::{Call, Fault, Files, MAX_UPLOAD_BYTES, State, Upload};
 
 const TERMINATED: &str = "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running";
 

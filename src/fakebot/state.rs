@@ -55,6 +55,12 @@ impl Markup {
     }
 }
 
+/// Telegram's limit on a file a bot uploads.
+pub(crate) const MAX_UPLOAD_BYTES: usize = 50 * 1024 * 1024;
+
+/// Files of a multipart request, by field name.
+pub(crate) type Files = HashMap<String, Upload>;
+
 /// A file received in a multipart request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Upload {

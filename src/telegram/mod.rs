@@ -1,7 +1,8 @@
 //! Telegram front end: MarkdownV2 helpers, a strict MarkdownV2 validator, agents' Markdown rendered as
-//! MarkdownV2, typed callback data, the views, and the check of a Mini App's sign-in data.
+//! MarkdownV2, typed callback data, the commands, the views and the navigation between them, and the check of a Mini App's sign-in data.
 
 pub mod callback;
+pub mod commands;
 pub mod entity;
 pub mod markdown;
 pub mod markdown_check;

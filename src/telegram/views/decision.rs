@@ -27,31 +27,11 @@ const CONFIRM_ANSWER: usize = 200;
 /// option letters in rows of 3 (`✓ A` when chosen), `✏️ Custom` `⏭️ Skip`, `📄 Full context` when the
 /// context was cut, `↩️ Back to Plan`.
 /// An index out of range draws the plan view. A `confirm` that would break the message is dropped.
-#[must_use]
-pub fn decision(plan: &Plan, index: usize, confirm: Option<&str>) -> View {
-    decision_at(plan, index, confirm, chrono::Utc::now())
-}
-
-/// [`decision`] as it reads at `now` (only a plan with a deadline reads differently at different times).
-#[must_use]
-pub fn decision_at(
-    plan: &Plan,
-    index: usize,
-    confirm: Option<&str>,
-    now: chrono::DateTime<chrono::Utc>,
-) -> View {
-    decision_view(plan, index, confirm, now, &Viewer::default())
-}
-
-/// [`decision`] as `viewer` sees it: names instead of user ids (`answered by alice`), `👉 Delegate` when
-/// there is someone to delegate to (`↩️ Take back` once delegated), and for a delegate only what concerns
-/// their decision (no navigation, no way back to the whole plan).
-#[must_use]
-pub fn decision_for(plan: &Plan, index: usize, confirm: Option<&str>, viewer: &Viewer) -> View {
-    decision_view(plan, index, confirm, chrono::Utc::now(), viewer)
-}
-
-fn decision_view(
+///
+/// As `viewer` sees it: names instead of user ids (`answered by alice`), `👉 Delegate` when there is someone to
+/// delegate to (`↩️ Take back` once delegated), and for a delegate only what concerns their decision (no
+/// navigation, no way back to the whole plan).
+pub(super) fn decision_view(
     plan: &Plan,
     index: usize,
     confirm: Option<&str>,
@@ -59,7 +39,7 @@ fn decision_view(
     viewer: &Viewer,
 ) -> View {
     let Some(d) = plan.decisions.get(index) else {
-        return super::plan_view::plan_view(plan, now, viewer);
+        return super::plan_view::plan_view(plan, now);
     };
     let context = render(&d.context);
     let body = |caps: Caps| decision_text(plan, index, d, &context, caps, now, viewer);
@@ -339,7 +319,7 @@ pub fn after_answer(decision: &Decision) -> String {
 #[must_use]
 pub fn custom_prompt(plan: &Plan, index: usize) -> View {
     let Some(d) = plan.decisions.get(index) else {
-        return super::plan(plan);
+        return super::plan_view::plan_view(plan, chrono::Utc::now());
     };
     let draft = fit(|caps| {
         let mut text = format!(

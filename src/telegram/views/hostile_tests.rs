@@ -50,8 +50,8 @@ fn hostile_plan() -> Plan {
 fn every_view(plan: &Plan) -> Vec<View> {
     let mut views = vec![
         queue(&[plan], 0),
-        super::plan(plan),
-        review(plan, None),
+        super::plan(plan, &Drawn::now()),
+        review(plan, None, &Drawn::now()),
         completion(plan),
         announcement(plan),
         announcement_burst(&[plan, plan, plan]),
@@ -59,9 +59,9 @@ fn every_view(plan: &Plan) -> Vec<View> {
     ];
     for (i, d) in plan.decisions.iter().enumerate() {
         let confirm = after_answer(d);
-        views.push(decision(plan, i, None));
-        views.push(decision(plan, i, Some(&confirm)));
-        views.push(review(plan, Some(&confirm)));
+        views.push(decision(plan, i, None, &Drawn::now()));
+        views.push(decision(plan, i, Some(&confirm), &Drawn::now()));
+        views.push(review(plan, Some(&confirm), &Drawn::now()));
         views.push(custom_prompt(plan, i));
     }
     views
@@ -87,7 +87,7 @@ fn hostile_plans_stay_within_limits() {
         assert_within_limits(&view);
     }
     for i in 0..30 {
-        assert_answer_buttons(&plan, &decision(&plan, i, None), i);
+        assert_answer_buttons(&plan, &decision(&plan, i, None, &Drawn::now()), i);
     }
     assert_within_limits(&problem(&nasty(5, 300), &nasty(6, 10_000)));
     let caption = parse_markdown_v2(&file_caption(&plan)).unwrap();
@@ -97,14 +97,14 @@ fn hostile_plans_stay_within_limits() {
 #[test]
 fn long_content_is_cut_with_an_ellipsis() {
     let plan = hostile_plan();
-    let view = decision(&plan, 0, None);
+    let view = decision(&plan, 0, None, &Drawn::now());
     let plain = parse_markdown_v2(&view.text).unwrap();
     assert!(telegram_length(&plain) > 3000, "cut only as much as needed");
     assert!(plain.contains('…'));
     assert!(view.buttons().any(|b| b.text == "📄 Full context"));
     // The plan view's context is cut to 300 characters of what the owner sees (the Full context
     // line included), where no entity is open, and offers the whole file.
-    let plan_view = super::plan(&plan);
+    let plan_view = super::plan(&plan, &Drawn::now());
     let plan_plain = parse_markdown_v2(&plan_view.text).unwrap();
     let context = &plan_plain[plan_plain.find("\n\n4").unwrap() + 2..];
     assert!(context.ends_with(FULL_CONTEXT), "{context}");
@@ -129,17 +129,17 @@ fn huge_lists_are_capped() {
         .collect();
     let plans: Vec<&Plan> = std::iter::repeat_n(&plan, 40).collect();
     for view in [
-        super::plan(&plan),
-        review(&plan, None),
+        super::plan(&plan, &Drawn::now()),
+        review(&plan, None, &Drawn::now()),
         completion(&plan),
-        decision(&plan, 0, None),
-        decision(&plan, 149, Some("✅ *x*")),
+        decision(&plan, 0, None, &Drawn::now()),
+        decision(&plan, 149, Some("✅ *x*"), &Drawn::now()),
         queue(&plans, 3),
         announcement_burst(&plans),
     ] {
         assert_within_limits(&view);
     }
-    let view = decision(&plan, 0, None);
+    let view = decision(&plan, 0, None, &Drawn::now());
     let letters: Vec<&str> = view
         .buttons()
         .filter(|b| matches!(b.data, Callback::Answer { .. }))
@@ -204,13 +204,22 @@ fn people_views_stay_within_limits() {
     };
     for viewer in [&approver, &delegate, &Viewer::default()] {
         let mut views = vec![
-            plan_for(&plan, viewer),
-            review_for(&plan, None, viewer),
-            review_for(&plan, Some(&after_answer(&plan.decisions[0])), viewer),
+            super::plan(&plan, &Drawn::to(viewer)),
+            review(&plan, None, &Drawn::to(viewer)),
+            review(
+                &plan,
+                Some(&after_answer(&plan.decisions[0])),
+                &Drawn::to(viewer),
+            ),
         ];
         for i in 0..plan.decisions.len() {
-            views.push(decision_for(&plan, i, None, viewer));
-            views.push(decision_for(&plan, i, Some("👉 Delegated to *x*"), viewer));
+            views.push(decision(&plan, i, None, &Drawn::to(viewer)));
+            views.push(decision(
+                &plan,
+                i,
+                Some("👉 Delegated to *x*"),
+                &Drawn::to(viewer),
+            ));
             views.push(delegate_picker(&plan, i, viewer));
             views.push(note_prompt(&plan, i));
         }
@@ -219,7 +228,7 @@ fn people_views_stay_within_limits() {
         }
     }
     // A delegate's view has no navigation and no way to the rest of the plan.
-    let theirs = decision_for(&plan, 0, None, &delegate);
+    let theirs = decision(&plan, 0, None, &Drawn::to(&delegate));
     assert!(
         theirs.buttons().all(|b| !matches!(
             b.data,
@@ -227,7 +236,7 @@ fn people_views_stay_within_limits() {
         )),
         "{theirs:?}"
     );
-    let review = review_for(&plan, None, &approver);
+    let review = review(&plan, None, &Drawn::to(&approver));
     assert!(review.buttons().any(|b| b.text == "✅ Sign off (2/3)"));
     assert!(!review.buttons().any(|b| b.text == "📤 Submit"));
 }

@@ -1,6 +1,7 @@
 //! Layout rules shared by the views: Telegram's limits, progressive shrinking, cutting and escaping
 //! dynamic strings, button grids.
 
+use crate::actions::seen;
 use crate::plan::{DecisionStatus, Plan, Priority};
 use crate::telegram::callback::{Callback, PlanRef, plan_ref};
 use crate::telegram::markdown::{escape, escape_code, truncate};
@@ -240,6 +241,29 @@ pub(super) fn tag_prefix(plan: &Plan, caps: Caps) -> String {
         Some(tag) if !tag.is_empty() => format!("\\[{}\\] ", line(&tag, caps.label)),
         _ => String::new(),
     }
+}
+
+/// `📤 Submit`, or on a plan that needs sign-offs `✅ Sign off (k/N)` carrying the answers it approves.
+pub(super) fn submit_button(plan: &Plan) -> Button {
+    if plan.approval.needs_signoffs() {
+        let data = Callback::SignOff {
+            plan: pref(plan),
+            seen: seen::of_answers(plan),
+        };
+        Button::new(sign_off_label(plan), data)
+    } else {
+        Button::new("📤 Submit", Callback::Submit { plan: pref(plan) })
+    }
+}
+
+/// `✅ Sign off (1/2)`: the sign-offs so far and how many the plan needs.
+#[must_use]
+pub fn sign_off_label(plan: &Plan) -> String {
+    format!(
+        "✅ Sign off ({}/{})",
+        plan.approval.signoffs.len(),
+        plan.approval.require
+    )
 }
 
 #[cfg(test)]

@@ -21,11 +21,13 @@
 mod announce;
 mod decision;
 mod layout;
+pub mod navigation;
 mod notice;
 mod people;
 mod plan_view;
 mod queue;
 mod review;
+mod screens;
 mod stats;
 mod time;
 
@@ -34,16 +36,17 @@ use crate::telegram::callback::Callback;
 use crate::telegram::markdown_check::parse_markdown_v2;
 
 pub use announce::{announcement, announcement_burst, startup_summary};
-pub use decision::{after_answer, custom_prompt, decision, decision_at, decision_for};
-pub use layout::{MAX_BUTTON_TEXT, MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_TEXT};
+pub use decision::{after_answer, custom_prompt};
+pub use layout::{MAX_BUTTON_TEXT, MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_TEXT, sign_off_label};
 pub use notice::{PLAN_GONE_ALERT, help, not_found, problem};
 pub use people::{delegate_picker, note_prompt};
-pub use plan_view::{file_caption, plan, plan_at, plan_for};
+pub use plan_view::file_caption;
 pub use queue::{
     QUEUE_PAGE_SIZE, queue, queue_at, queue_counts, queue_order, queue_page, queue_with_dashboard,
     with_dashboard,
 };
-pub use review::{completion, review, review_for, sign_off_label};
+pub use review::completion;
+pub use screens::{Drawn, decision, plan, review};
 pub use stats::{chart_caption, digest, stats};
 pub use time::{Nudge, deadline_submitted, due_line, due_text, nudge, nudge_burst, span};
 

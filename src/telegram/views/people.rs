@@ -14,7 +14,7 @@ const MAX_PEOPLE: usize = 90;
 #[must_use]
 pub fn delegate_picker(plan: &Plan, index: usize, viewer: &Viewer) -> View {
     let Some((d, at)) = plan.decisions.get(index).zip(index16(index)) else {
-        return super::plan_view::plan_view(plan, chrono::Utc::now(), viewer);
+        return super::plan(plan, &super::Drawn::to(viewer));
     };
     let text = fit(|caps| {
         let mut text = format!("👉 Delegate *{}* to:", line(&d.title, caps.title));
@@ -53,7 +53,7 @@ pub fn delegate_picker(plan: &Plan, index: usize, viewer: &Viewer) -> View {
 #[must_use]
 pub fn note_prompt(plan: &Plan, index: usize) -> View {
     let Some(d) = plan.decisions.get(index) else {
-        return super::plan(plan);
+        return super::plan(plan, &super::Drawn::now());
     };
     let draft = fit(|caps| {
         let mut text = format!(

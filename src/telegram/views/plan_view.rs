@@ -6,9 +6,9 @@ use crate::telegram::render::{Block, excerpt, render};
 
 use super::layout::{
     Caps, Draft, MAX_DECISION_BUTTONS, button_text, fit, flat, index16, line, pref, settled,
-    to_queue,
+    submit_button, to_queue,
 };
-use super::{Button, View, Viewer, full_context};
+use super::{Button, View, full_context};
 
 /// The plan context is cut to this many characters (UTF-16 units of what the owner sees, the
 /// `… 📄 Full context` line included) in the plan view (docs/views.md).
@@ -21,29 +21,7 @@ const FILE_CAPTION_TITLE: usize = 200;
 /// ≤ 300 characters, cut with `… 📄 Full context`); buttons `⬜ 1. Title` / `✅` answered / `⏭️`
 /// skipped (one per row), `📄 Full context` when the context was cut, then `▶️ Continue` (or
 /// `📤 Submit` once nothing is pending) and `↩️ Back`.
-#[must_use]
-pub fn plan(plan: &Plan) -> View {
-    plan_at(plan, chrono::Utc::now())
-}
-
-/// [`plan`] as it reads at `now` (only a plan with a deadline reads differently at different times).
-#[must_use]
-pub fn plan_at(plan: &Plan, now: chrono::DateTime<chrono::Utc>) -> View {
-    plan_view(plan, now, &Viewer::default())
-}
-
-/// [`plan`] as `viewer` sees it: a delegate sees the decision delegated to them instead of the whole plan.
-#[must_use]
-pub fn plan_for(plan: &Plan, viewer: &Viewer) -> View {
-    plan_view(plan, chrono::Utc::now(), viewer)
-}
-
-pub(super) fn plan_view(plan: &Plan, now: chrono::DateTime<chrono::Utc>, viewer: &Viewer) -> View {
-    if let Some(&first) = viewer.only.as_ref().and_then(|only| only.first())
-        && first < plan.decisions.len()
-    {
-        return super::decision_for(plan, first, None, viewer);
-    }
+pub(super) fn plan_view(plan: &Plan, now: chrono::DateTime<chrono::Utc>) -> View {
     let total = plan.decisions.len();
     let listed = total.min(MAX_DECISION_BUTTONS);
     let context = render(&plan.context);
@@ -77,7 +55,7 @@ pub(super) fn plan_view(plan: &Plan, now: chrono::DateTime<chrono::Utc>, viewer:
     let go = if plan.remaining() > 0 {
         Button::new("▶️ Continue", Callback::Continue { plan: pref(plan) })
     } else {
-        super::review::submit_button(plan)
+        submit_button(plan)
     };
     keyboard.push(vec![go, to_queue("↩️ Back")]);
     View::new(draft.text, keyboard)

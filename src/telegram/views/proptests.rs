@@ -115,8 +115,8 @@ proptest! {
         let plans = [&plan, &plan];
         let mut views = vec![
             queue(&plans, page),
-            super::plan(&plan),
-            review(&plan, None),
+            super::plan(&plan, &Drawn::now()),
+            review(&plan, None, &Drawn::now()),
             completion(&plan),
             announcement(&plan),
             announcement_burst(&plans),
@@ -124,10 +124,10 @@ proptest! {
         ];
         for (i, d) in plan.decisions.iter().enumerate() {
             let confirm = after_answer(d);
-            let view = decision(&plan, i, Some(&confirm));
+            let view = decision(&plan, i, Some(&confirm), &Drawn::now());
             assert_answer_buttons(&plan, &view, i);
             views.push(view);
-            views.push(review(&plan, Some(&confirm)));
+            views.push(review(&plan, Some(&confirm), &Drawn::now()));
             views.push(custom_prompt(&plan, i));
         }
         for view in &views {
@@ -172,11 +172,11 @@ proptest! {
         for (d, context) in plan.decisions.iter_mut().zip(contexts) {
             d.context = context;
         }
-        let view = super::plan(&plan);
+        let view = super::plan(&plan, &Drawn::now());
         assert_within_limits(&view);
         shows_context(&view, &plan.context)?;
         for (i, d) in plan.decisions.iter().enumerate() {
-            let view = decision(&plan, i, None);
+            let view = decision(&plan, i, None, &Drawn::now());
             assert_within_limits(&view);
             shows_context(&view, &d.context)?;
         }

@@ -5,27 +5,18 @@ use crate::telegram::callback::Callback;
 
 use super::layout::{
     Caps, Draft, MAX_DECISION_BUTTONS, button_text, code_line, fit, fit_first, index16, line, pref,
-    to_queue,
+    submit_button, to_queue,
 };
 use super::{Button, View, Viewer};
-use crate::actions::seen;
 
 /// `📋 *Title*`, `✅ 2 answered · ⏭️ 1 skipped` (`· ⬜ n pending` when any), a hint; buttons
 /// `1. ✓ Title` / `2. ⏭️ Title` / `3. ⬜ Title` (one per row, to the decision), `📤 Submit` only when
 /// nothing is pending, `↩️ Back` (to the plan). `confirm` (MarkdownV2, e.g. [`super::after_answer`])
 /// heads the message; it is dropped if it would break it.
-#[must_use]
-pub fn review(plan: &Plan, confirm: Option<&str>) -> View {
-    review_for(plan, confirm, &Viewer::default())
-}
-
-/// [`review`] as `viewer` sees it: notes, and on a plan that needs sign-offs who signed (by name) and
-/// `✅ Sign off (k/N)` instead of `📤 Submit`. A delegate sees the decision delegated to them instead.
-#[must_use]
-pub fn review_for(plan: &Plan, confirm: Option<&str>, viewer: &Viewer) -> View {
-    if let Some(&first) = viewer.only.as_ref().and_then(|only| only.first()) {
-        return super::decision_for(plan, first, confirm, viewer);
-    }
+///
+/// As `viewer` sees it: notes, and on a plan that needs sign-offs who signed (by name) and `✅ Sign off (k/N)`
+/// instead of `📤 Submit`.
+pub(super) fn review_view(plan: &Plan, confirm: Option<&str>, viewer: &Viewer) -> View {
     let total = plan.decisions.len();
     let listed = total.min(MAX_DECISION_BUTTONS);
     let body = |caps: Caps| Draft::from(review_text(plan, listed, caps, viewer));
@@ -65,29 +56,6 @@ pub fn review_for(plan: &Plan, confirm: Option<&str>, viewer: &Viewer) -> View {
         Callback::Open { plan: pref(plan) },
     )]);
     View::new(text, keyboard)
-}
-
-/// `📤 Submit`, or on a plan that needs sign-offs `✅ Sign off (k/N)` carrying the answers it approves.
-pub(super) fn submit_button(plan: &Plan) -> Button {
-    if plan.approval.needs_signoffs() {
-        let data = Callback::SignOff {
-            plan: pref(plan),
-            seen: seen::of_answers(plan),
-        };
-        Button::new(sign_off_label(plan), data)
-    } else {
-        Button::new("📤 Submit", Callback::Submit { plan: pref(plan) })
-    }
-}
-
-/// `✅ Sign off (1/2)`: the sign-offs so far and how many the plan needs.
-#[must_use]
-pub fn sign_off_label(plan: &Plan) -> String {
-    format!(
-        "✅ Sign off ({}/{})",
-        plan.approval.signoffs.len(),
-        plan.approval.require
-    )
 }
 
 fn review_text(plan: &Plan, listed: usize, caps: Caps, viewer: &Viewer) -> String {

@@ -18,11 +18,11 @@ fn snap(name: &str, view: &View) {
 fn fresh_plan() {
     let plan = spec_plan();
     snap("fresh_queue", &queue(&[&plan], 0));
-    snap("fresh_plan", &super::plan(&plan));
-    snap("fresh_decision_1", &decision(&plan, 0, None));
-    snap("fresh_decision_2", &decision(&plan, 1, None));
-    snap("fresh_decision_3", &decision(&plan, 2, None));
-    snap("fresh_review", &review(&plan, None));
+    snap("fresh_plan", &super::plan(&plan, &Drawn::now()));
+    snap("fresh_decision_1", &decision(&plan, 0, None, &Drawn::now()));
+    snap("fresh_decision_2", &decision(&plan, 1, None, &Drawn::now()));
+    snap("fresh_decision_3", &decision(&plan, 2, None, &Drawn::now()));
+    snap("fresh_review", &review(&plan, None, &Drawn::now()));
     snap("fresh_announcement", &announcement(&plan));
     snap("fresh_custom_prompt", &custom_prompt(&plan, 2));
 }
@@ -33,9 +33,15 @@ fn one_answered() {
     answer(&mut plan, 0, "jwt");
     let confirm = after_answer(&plan.decisions[0]);
     assert_eq!(confirm, "✅ *Auth Strategy* → `jwt`");
-    snap("answered_plan", &super::plan(&plan));
-    snap("answered_decision_1", &decision(&plan, 0, None));
-    snap("answered_next", &decision(&plan, 1, Some(&confirm)));
+    snap("answered_plan", &super::plan(&plan, &Drawn::now()));
+    snap(
+        "answered_decision_1",
+        &decision(&plan, 0, None, &Drawn::now()),
+    );
+    snap(
+        "answered_next",
+        &decision(&plan, 1, Some(&confirm), &Drawn::now()),
+    );
     snap("answered_queue", &queue(&[&plan], 0));
     snap("answered_custom_prompt", &custom_prompt(&plan, 0));
 }
@@ -46,9 +52,15 @@ fn one_skipped() {
     skip(&mut plan, 1);
     let confirm = after_answer(&plan.decisions[1]);
     assert_eq!(confirm, "⏭️ *Database* skipped");
-    snap("skipped_plan", &super::plan(&plan));
-    snap("skipped_decision_2", &decision(&plan, 1, None));
-    snap("skipped_next", &decision(&plan, 2, Some(&confirm)));
+    snap("skipped_plan", &super::plan(&plan, &Drawn::now()));
+    snap(
+        "skipped_decision_2",
+        &decision(&plan, 1, None, &Drawn::now()),
+    );
+    snap(
+        "skipped_next",
+        &decision(&plan, 2, Some(&confirm), &Drawn::now()),
+    );
 }
 
 #[test]
@@ -57,8 +69,14 @@ fn custom_answer() {
     answer(&mut plan, 2, "varnish_in front (v7.4)");
     let confirm = after_answer(&plan.decisions[2]);
     assert_eq!(confirm, "✅ *Caching* → `varnish_in front (v7.4)`");
-    snap("custom_decision_3", &decision(&plan, 2, None));
-    snap("custom_review", &review(&plan, Some(&confirm)));
+    snap(
+        "custom_decision_3",
+        &decision(&plan, 2, None, &Drawn::now()),
+    );
+    snap(
+        "custom_review",
+        &review(&plan, Some(&confirm), &Drawn::now()),
+    );
 }
 
 #[test]
@@ -68,8 +86,11 @@ fn all_settled() {
     answer(&mut plan, 1, "postgresql");
     skip(&mut plan, 2);
     let confirm = after_answer(&plan.decisions[2]);
-    snap("settled_plan", &super::plan(&plan));
-    snap("settled_review", &review(&plan, Some(&confirm)));
+    snap("settled_plan", &super::plan(&plan, &Drawn::now()));
+    snap(
+        "settled_review",
+        &review(&plan, Some(&confirm), &Drawn::now()),
+    );
     snap("settled_completion", &completion(&plan));
 }
 
@@ -79,7 +100,7 @@ fn completed() {
     answer(&mut plan, 0, "jwt");
     answer(&mut plan, 1, "postgresql");
     answer(&mut plan, 2, "redis");
-    snap("completed_review", &review(&plan, None));
+    snap("completed_review", &review(&plan, None, &Drawn::now()));
     snap("completed", &completion(&plan));
 }
 
@@ -87,9 +108,15 @@ fn completed() {
 fn free_text_decision() {
     let mut plan = spec_plan();
     plan.decisions[1].options.clear();
-    snap("free_text_decision", &decision(&plan, 1, None));
+    snap(
+        "free_text_decision",
+        &decision(&plan, 1, None, &Drawn::now()),
+    );
     answer(&mut plan, 1, "sqlite, for now");
-    snap("free_text_answered", &decision(&plan, 1, None));
+    snap(
+        "free_text_answered",
+        &decision(&plan, 1, None, &Drawn::now()),
+    );
 }
 
 fn many_plans(n: usize) -> Vec<Plan> {
@@ -179,7 +206,7 @@ Context for the human reviewer.
 [⬜ 2. Database]
 [⬜ 3. Caching]
 [▶️ Continue] [↩️ Back]";
-    assert_eq!(super::plan(&plan).to_plain(), want);
+    assert_eq!(super::plan(&plan, &Drawn::now()).to_plain(), want);
     assert!(
         custom_prompt(&plan, 0)
             .to_plain()
@@ -190,28 +217,31 @@ Context for the human reviewer.
 #[test]
 fn out_of_range_index_draws_the_plan() {
     let plan = spec_plan();
-    assert_eq!(decision(&plan, 3, None), super::plan(&plan));
-    assert_eq!(custom_prompt(&plan, 7), super::plan(&plan));
+    assert_eq!(
+        decision(&plan, 3, None, &Drawn::now()),
+        super::plan(&plan, &Drawn::now())
+    );
+    assert_eq!(custom_prompt(&plan, 7), super::plan(&plan, &Drawn::now()));
 }
 
 #[test]
 fn a_broken_confirm_header_is_dropped() {
     let plan = spec_plan();
-    let view = decision(&plan, 0, Some("*unclosed"));
+    let view = decision(&plan, 0, Some("*unclosed"), &Drawn::now());
     assert_within_limits(&view);
-    assert_eq!(view, decision(&plan, 0, None));
+    assert_eq!(view, decision(&plan, 0, None, &Drawn::now()));
 }
 
 #[test]
 fn markdown_contexts() {
     let plan = rich_plan();
-    snap("rich_plan", &super::plan(&plan));
+    snap("rich_plan", &super::plan(&plan, &Drawn::now()));
     assert_eq!(file_caption(&plan), "📄 Full context of *Cache rollout*");
-    snap("rich_decision_1", &decision(&plan, 0, None));
-    snap("rich_decision_2", &decision(&plan, 1, None));
+    snap("rich_decision_1", &decision(&plan, 0, None, &Drawn::now()));
+    snap("rich_decision_2", &decision(&plan, 1, None, &Drawn::now()));
     let mut long = plan.clone();
     long.decisions[0].context = [plan.context.as_str(); 8].join("\n\n");
-    let view = decision(&long, 0, None);
+    let view = decision(&long, 0, None, &Drawn::now());
     assert!(
         view.to_plain()
             .contains("… 📄 Full context\n\nA. 60 seconds")
@@ -245,22 +275,25 @@ fn people() {
     };
     snap(
         "people_decision_noted",
-        &decision_for(&plan, 0, None, &alice),
+        &decision(&plan, 0, None, &Drawn::to(&alice)),
     );
     snap(
         "people_decision_delegated",
-        &decision_for(&plan, 1, None, &alice),
+        &decision(&plan, 1, None, &Drawn::to(&alice)),
     );
     snap(
         "people_decision_as_delegate",
-        &decision_for(
+        &decision(
             &plan,
             1,
             Some("👉 *alice* delegated this decision to you"),
-            &bob,
+            &Drawn::to(&bob),
         ),
     );
     snap("people_delegate_picker", &delegate_picker(&plan, 2, &alice));
-    snap("people_review_sign_off", &review_for(&plan, None, &alice));
+    snap(
+        "people_review_sign_off",
+        &review(&plan, None, &Drawn::to(&alice)),
+    );
     snap("people_note_prompt", &note_prompt(&plan, 0));
 }

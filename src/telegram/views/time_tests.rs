@@ -44,9 +44,9 @@ fn plan_and_decision_views_show_the_deadline_and_the_default() {
     plan.timing.on_deadline = OnDeadline::Submit;
     plan.decisions[0].default = Some("jwt".into());
     let now = at("2026-02-01T09:45:00Z");
-    let shown = plain(&plan_at(&plan, now));
+    let shown = plain(&super::plan(&plan, &Drawn::at(now)));
     assert!(shown.contains("\n⏰ due in 2h 15m\n"), "{shown}");
-    let shown = plain(&decision_at(&plan, 0, None, now));
+    let shown = plain(&decision(&plan, 0, None, &Drawn::at(now)));
     assert!(
         shown.starts_with("1/3 · Auth Strategy\n⏰ due in 2h 15m\n"),
         "{shown}"
@@ -57,12 +57,20 @@ fn plan_and_decision_views_show_the_deadline_and_the_default() {
     );
     // With `on_deadline: wait` the default is never applied, so it is not promised.
     plan.timing.on_deadline = OnDeadline::Wait;
-    let shown = plain(&decision_at(&plan, 0, None, at("2026-02-01T12:05:00Z")));
+    let shown = plain(&decision(
+        &plan,
+        0,
+        None,
+        &Drawn::at(at("2026-02-01T12:05:00Z")),
+    ));
     assert!(shown.contains("⏰ overdue by 5m"), "{shown}");
     assert!(!shown.contains("At the deadline"), "{shown}");
     // A plan without a deadline reads as it always did.
     let plain_plan = spec_plan();
-    assert_eq!(plan_at(&plain_plan, now), super::plan(&plain_plan));
+    assert_eq!(
+        super::plan(&plain_plan, &Drawn::at(now)),
+        super::plan(&plain_plan, &Drawn::now())
+    );
 }
 
 #[test]

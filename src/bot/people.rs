@@ -69,7 +69,11 @@ impl Ctx {
                 escape(&self.name(actor)),
                 escape(&d.title)
             );
-            let view = views::review_for(plan, Some(&header), &self.viewer(*signer, plan));
+            let view = views::review(
+                plan,
+                Some(&header),
+                &views::Drawn::to(&self.viewer(*signer, plan)),
+            );
             self.send_to(*signer, &view).await;
         }
     }
@@ -92,7 +96,12 @@ impl Ctx {
             "👉 *{}* delegated this decision to you",
             escape(&self.name(by))
         );
-        let view = views::decision_for(plan, index, Some(&header), &self.viewer(to, plan));
+        let view = views::decision(
+            plan,
+            index,
+            Some(&header),
+            &views::Drawn::to(&self.viewer(to, plan)),
+        );
         self.send_to(to, &view).await;
     }
 
@@ -113,7 +122,11 @@ impl Ctx {
             .filter(|a| !plan.approval.signoffs.contains(a))
             .collect();
         for other in others {
-            let view = views::review_for(plan, Some(&header), &self.viewer(other, plan));
+            let view = views::review(
+                plan,
+                Some(&header),
+                &views::Drawn::to(&self.viewer(other, plan)),
+            );
             self.send_to(other, &view).await;
         }
     }

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use chrono::NaiveDate;
 use tokio::sync::mpsc;
 
-use super::announce::Notice;
-use super::context::Ctx;
+use crate::bot::Ctx;
+use crate::bot::notice::Notice;
 use crate::queue::atomic;
 
 /// The file in the queue folder that holds the date of the last digest sent.

@@ -5,7 +5,7 @@
 
 use teloxide::types::{CallbackQuery, ChatId, MessageId};
 
-use crate::actions::{Action, Actor, Outcome};
+use crate::actions::{Actor, Outcome};
 use crate::plan::Plan;
 use crate::queue::{Loaded, Location, load};
 use crate::telegram::callback::{Callback, PlanRef};
@@ -13,6 +13,7 @@ use crate::telegram::markdown::escape;
 use crate::telegram::markdown::truncate;
 use crate::telegram::views;
 use crate::telegram::views::Viewer;
+use crate::telegram::views::navigation::{Screen, current_view, next_view, translate};
 
 use super::context::Ctx;
 use super::state::{CustomMode, Reply};
@@ -20,123 +21,6 @@ use super::state::{CustomMode, Reply};
 const STALE: &str = "This plan changed since this view was drawn. Nothing was recorded; here is the current version.";
 const INVALID: &str = "This button is no longer valid.";
 const ALREADY_SUBMITTED: &str = "This plan was already submitted. Nothing was recorded.";
-
-/// Which view answers a tap whose action changed nothing.
-#[derive(Debug, Clone, Copy)]
-enum Screen {
-    Plan,
-    /// The first pending decision, else the review.
-    Continue,
-    Review,
-    Decision(usize),
-    /// The force-reply prompt for a custom answer to this decision.
-    CustomPrompt(usize),
-    /// The force-reply prompt for a note on this decision.
-    NotePrompt(usize),
-    /// The people this decision may be delegated to.
-    DelegatePicker(usize),
-    /// The decision after it was delegated (the delegate gets it too).
-    Delegated(usize),
-    /// The decision after its delegation was taken back.
-    TakenBack(usize),
-    /// The view after settling this decision (answer, skip) or submitting (0).
-    After(usize),
-    /// No view: the plan's file, sent as a document (📄 Full context).
-    File,
-}
-
-impl Screen {
-    /// The decision the tap was about, if any (a stale tap redraws it).
-    fn decision(self) -> Option<usize> {
-        match self {
-            Screen::Decision(i)
-            | Screen::CustomPrompt(i)
-            | Screen::NotePrompt(i)
-            | Screen::DelegatePicker(i)
-            | Screen::Delegated(i)
-            | Screen::TakenBack(i)
-            | Screen::After(i) => Some(i),
-            Screen::Plan | Screen::Continue | Screen::Review | Screen::File => None,
-        }
-    }
-}
-
-/// What a plan button asks of the action layer, and which view answers it.
-fn translate(cb: Callback) -> Option<(PlanRef, Action, Screen)> {
-    let at = usize::from;
-    Some(match cb {
-        Callback::Open { plan } => (plan, Action::Open, Screen::Plan),
-        Callback::Continue { plan } => (plan, Action::Open, Screen::Continue),
-        Callback::Review { plan } => (plan, Action::Open, Screen::Review),
-        Callback::Show { plan, index } => (plan, Action::Open, Screen::Decision(at(index))),
-        Callback::Answer {
-            plan,
-            index,
-            option,
-            seen,
-        } => {
-            let action = Action::Answer {
-                decision: at(index),
-                option: at(option),
-                seen,
-            };
-            (plan, action, Screen::After(at(index)))
-        }
-        Callback::Skip { plan, index, seen } => {
-            let action = Action::Skip {
-                decision: at(index),
-                seen,
-            };
-            (plan, action, Screen::After(at(index)))
-        }
-        Callback::Custom { plan, index, seen } => {
-            let action = Action::StartCustom {
-                decision: at(index),
-                seen,
-            };
-            (plan, action, Screen::CustomPrompt(at(index)))
-        }
-        Callback::Submit { plan } => (plan, Action::Submit, Screen::After(0)),
-        Callback::SignOff { plan, seen } => (plan, Action::SignOff { seen }, Screen::After(0)),
-        Callback::Note { plan, index, seen } => {
-            let action = Action::StartNote {
-                decision: at(index),
-                seen,
-            };
-            (plan, action, Screen::NotePrompt(at(index)))
-        }
-        Callback::DelegateMenu { plan, index, seen } => {
-            let action = Action::StartDelegate {
-                decision: at(index),
-                seen,
-            };
-            (plan, action, Screen::DelegatePicker(at(index)))
-        }
-        Callback::Delegate {
-            plan,
-            index,
-            to,
-            seen,
-        } => {
-            let action = Action::Delegate {
-                decision: at(index),
-                to,
-                seen,
-            };
-            (plan, action, Screen::Delegated(at(index)))
-        }
-        Callback::TakeBack { plan, index, seen } => {
-            let action = Action::TakeBack {
-                decision: at(index),
-                seen,
-            };
-            (plan, action, Screen::TakenBack(at(index)))
-        }
-        // Whoever may open the plan may read its file.
-        Callback::FullContext { plan } => (plan, Action::Open, Screen::File),
-        Callback::Queue { .. } | Callback::Noop => return None,
-    })
-}
 
 /// One tap being answered: where it came from, so each response is one call.
 struct Tap<'a> {
@@ -214,7 +98,8 @@ impl Tap<'_> {
                     self.settled(&view).await;
                 }
                 _ => {
-                    let view = current_view(&l.plan, screen, &self.viewer(&l.plan));
+                    let view =
+                        current_view(&l.plan, screen, &views::Drawn::to(&self.viewer(&l.plan)));
                     self.settled(&view).await;
                 }
             },
@@ -230,10 +115,18 @@ impl Tap<'_> {
                 match screen {
                     Screen::Delegated(i) => self.delegated(plan, i, &viewer).await,
                     Screen::TakenBack(i) => {
-                        let view = views::decision_for(plan, i, Some("↩️ Taken back"), &viewer);
+                        let view = views::decision(
+                            plan,
+                            i,
+                            Some("↩️ Taken back"),
+                            &views::Drawn::to(&viewer),
+                        );
                         self.settled(&view).await;
                     }
-                    _ => self.settled(&next_view(plan, decision, &viewer)).await,
+                    _ => {
+                        self.settled(&next_view(plan, decision, &views::Drawn::to(&viewer)))
+                            .await
+                    }
                 }
                 self.ctx.tell(self.user(), plan, decision, &tell).await;
             }
@@ -243,8 +136,12 @@ impl Tap<'_> {
                 tracing::info!(plan = %plan.id, user = self.user(), signoffs = ?plan.approval.signoffs, "signed off");
                 self.answer(Some(&format!("✍️ Signed off: {label}")), false)
                     .await;
-                self.show(&views::review_for(plan, None, &self.viewer(plan)))
-                    .await;
+                self.show(&views::review(
+                    plan,
+                    None,
+                    &views::Drawn::to(&self.viewer(plan)),
+                ))
+                .await;
                 self.ctx.ask_other_signers(self.user(), plan).await;
             }
             Outcome::Submitted { plan, notify } => {
@@ -263,9 +160,9 @@ impl Tap<'_> {
                 let viewer = self.viewer(&l.plan);
                 let view = match screen.decision() {
                     Some(i) if i < l.plan.decisions.len() => {
-                        views::decision_for(&l.plan, i, None, &viewer)
+                        views::decision(&l.plan, i, None, &views::Drawn::to(&viewer))
                     }
-                    _ => views::plan_for(&l.plan, &viewer),
+                    _ => views::plan(&l.plan, &views::Drawn::to(&viewer)),
                 };
                 self.show(&view).await;
             }
@@ -278,8 +175,11 @@ impl Tap<'_> {
                 tracing::error!(plan = %plan.plan.id, error = %error, "could not record");
                 let text = truncate(&format!("Nothing recorded: {error}"), 190);
                 self.answer(Some(&text), true).await;
-                self.show(&views::plan_for(&plan.plan, &self.viewer(&plan.plan)))
-                    .await;
+                self.show(&views::plan(
+                    &plan.plan,
+                    &views::Drawn::to(&self.viewer(&plan.plan)),
+                ))
+                .await;
             }
         }
     }
@@ -287,12 +187,19 @@ impl Tap<'_> {
     /// 👉 The decision was delegated: the delegator's view says to whom, and the delegate gets the decision.
     async fn delegated(&self, plan: &Plan, index: usize, viewer: &Viewer) {
         let Some(to) = plan.decisions.get(index).and_then(|d| d.delegated_to) else {
-            return self.settled(&views::plan_for(plan, viewer)).await;
+            return self
+                .settled(&views::plan(plan, &views::Drawn::to(viewer)))
+                .await;
         };
         tracing::info!(plan = %plan.id, decision = index, to, "delegated");
         let confirm = format!("👉 Delegated to *{}*", escape(&self.ctx.name(to)));
-        self.settled(&views::decision_for(plan, index, Some(&confirm), viewer))
-            .await;
+        self.settled(&views::decision(
+            plan,
+            index,
+            Some(&confirm),
+            &views::Drawn::to(viewer),
+        ))
+        .await;
         self.ctx.hand_over(self.user(), to, plan, index).await;
     }
 
@@ -301,7 +208,7 @@ impl Tap<'_> {
     async fn start_reply(&self, plan: &Plan, index: usize, reply: Reply) {
         let Some(d) = plan.decisions.get(index) else {
             return self
-                .settled(&views::plan_for(plan, &self.viewer(plan)))
+                .settled(&views::plan(plan, &views::Drawn::to(&self.viewer(plan))))
                 .await;
         };
         self.answer(None, false).await;
@@ -395,43 +302,5 @@ impl Tap<'_> {
         {
             tracing::warn!(error = %e, "can't answer the callback query");
         }
-    }
-}
-
-/// The view a navigation tap asks for, on the plan as it is now. A delegate is shown their decision, whatever
-/// they tapped.
-fn current_view(plan: &Plan, screen: Screen, viewer: &Viewer) -> views::View {
-    if viewer.only.is_some() {
-        let mine = screen
-            .decision()
-            .filter(|i| viewer.only.as_ref().is_some_and(|only| only.contains(i)));
-        return match mine {
-            Some(i) => views::decision_for(plan, i, None, viewer),
-            None => views::plan_for(plan, viewer),
-        };
-    }
-    match screen {
-        Screen::Continue => match plan.next_pending(0) {
-            Some(i) => views::decision_for(plan, i, None, viewer),
-            None => views::review_for(plan, None, viewer),
-        },
-        Screen::Review | Screen::After(_) => views::review_for(plan, None, viewer),
-        Screen::Decision(i) if i < plan.decisions.len() => {
-            views::decision_for(plan, i, None, viewer)
-        }
-        _ => views::plan_for(plan, viewer),
-    }
-}
-
-/// After decision `index` was settled: the next pending decision after it, or the review summary. A delegate
-/// sees the decision they settled.
-pub fn next_view(plan: &Plan, index: usize, viewer: &Viewer) -> views::View {
-    let confirm = plan.decisions.get(index).map(views::after_answer);
-    if viewer.only.is_some() {
-        return views::decision_for(plan, index, confirm.as_deref(), viewer);
-    }
-    match plan.next_pending(index + 1) {
-        Some(next) => views::decision_for(plan, next, confirm.as_deref(), viewer),
-        None => views::review_for(plan, confirm.as_deref(), viewer),
     }
 }

@@ -12,8 +12,8 @@ use crate::actions::{Action, Actor, Outcome};
 use crate::plan::{Due, EditError};
 use crate::queue::{Scan, StoreError};
 
-use super::announce::Notice;
-use super::context::Ctx;
+use crate::bot::Ctx;
+use crate::bot::notice::Notice;
 
 /// How often the clock looks at the queue: deadlines are kept to within a second.
 const TICK: Duration = Duration::from_millis(400);

@@ -127,7 +127,30 @@ pub struct Api {
     pub bot: Bot,
 }
 
+/// The HTTP client could not be built (TLS set-up).
+#[derive(Debug, thiserror::Error)]
+#[error("can't build the HTTP client: {0}")]
+pub struct ClientError(String);
+
 impl Api {
+    /// The client for the bot with `token` at `api_url` (`None`: Telegram's), each call within `timeout` (the
+    /// long poll adds its own). The token is exposed here only, to the HTTP client.
+    pub fn new(
+        token: &crate::config::BotToken,
+        api_url: Option<&url::Url>,
+        timeout: Duration,
+    ) -> Result<Api, ClientError> {
+        let client = teloxide::net::default_reqwest_settings()
+            .timeout(timeout)
+            .build()
+            .map_err(|e| ClientError(e.to_string()))?;
+        let mut bot = Bot::with_client(token.expose(), client);
+        if let Some(url) = api_url {
+            bot = bot.set_api_url(url.clone());
+        }
+        Ok(Api { bot })
+    }
+
     /// Sends a view as a new message; returns its id.
     pub async fn send(
         &self,
@@ -250,7 +273,7 @@ impl Api {
 
     /// Registers the bot's commands in Telegram's menu.
     pub async fn set_commands(&self) -> Result<(), RequestError> {
-        let commands: Vec<BotCommand> = super::messages::COMMANDS
+        let commands: Vec<BotCommand> = crate::telegram::commands::COMMANDS
             .iter()
             .map(|(name, about, _)| BotCommand::new(*name, *about))
             .collect();

@@ -3,14 +3,11 @@
 
 use serde_json::Value;
 
-use super::methods::{ApiFailure, Reply, chat_id, parse_entities, store_sent, str_param};
-use super::server::Files;
-use super::state::{Document, State};
+use super::{ApiFailure, Reply, chat_id, parse_entities, store_sent, str_param};
+use crate::fakebot::state::{Document, Files, MAX_UPLOAD_BYTES, State};
 use crate::telegram::markdown_check::telegram_length;
 
 const MAX_CAPTION_UTF16: usize = 1024;
-/// Telegram's limit on a file a bot uploads.
-pub(crate) const MAX_UPLOAD_BYTES: usize = 50 * 1024 * 1024;
 
 /// A document: an uploaded file (multipart, directly or `attach://`), or the file id of one sent
 /// before. URLs are refused, since the fake cannot download them.

@@ -5,71 +5,14 @@ use teloxide::types::{ChatId, Message};
 use crate::actions::{Action, Actor, Outcome};
 use crate::plan::EditError;
 use crate::queue::StoreError;
+use crate::telegram::commands::{Command, parse_command};
 use crate::telegram::markdown::escape;
 use crate::telegram::views;
+use crate::telegram::views::navigation::next_view;
 
 use super::api::Patience;
-use super::callbacks::next_view;
 use super::context::Ctx;
 use super::state::{CustomMode, Reply};
-
-/// A command the bot understands; `/start@botname` forms included.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Command<'a> {
-    Start(Option<&'a str>),
-    Queue,
-    Help,
-    Cancel,
-    Stats,
-    Web,
-    Unknown(&'a str),
-}
-
-/// Every command the bot understands, with what Telegram's command menu says of it: the parser and
-/// setMyCommands both read this list.
-pub const COMMANDS: [(&str, &str, Word); 6] = [
-    ("start", "Show the decision queue", Word::Start),
-    ("queue", "Show the decision queue", Word::Queue),
-    (
-        "stats",
-        "Figures of the last 30 days and a chart",
-        Word::Stats,
-    ),
-    ("help", "How this bot works", Word::Help),
-    ("cancel", "Leave custom-answer or note mode", Word::Cancel),
-    ("web", "A login link for the web dashboard", Word::Web),
-];
-
-/// A command's word, before its argument is looked at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Word {
-    Start,
-    Queue,
-    Help,
-    Cancel,
-    Stats,
-    Web,
-}
-
-#[must_use]
-pub fn parse_command(text: &str) -> Option<Command<'_>> {
-    let text = text.trim();
-    let rest = text.strip_prefix('/')?;
-    let (word, arg) = rest
-        .split_once(char::is_whitespace)
-        .map_or((rest, ""), |(w, a)| (w, a.trim()));
-    let word = word.split('@').next().unwrap_or(word);
-    let known = COMMANDS.iter().find(|(name, ..)| *name == word);
-    Some(match known.map(|(.., w)| *w) {
-        Some(Word::Start) => Command::Start((!arg.is_empty()).then_some(arg)),
-        Some(Word::Queue) => Command::Queue,
-        Some(Word::Help) => Command::Help,
-        Some(Word::Cancel) => Command::Cancel,
-        Some(Word::Stats) => Command::Stats,
-        Some(Word::Web) => Command::Web,
-        None => Command::Unknown(word),
-    })
-}
 
 pub async fn handle(ctx: &Ctx, msg: Message) {
     let Some(user) = msg.from.as_ref().map(|u| u.id.0) else {
@@ -148,8 +91,13 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
             let plan = &plan.plan;
             let viewer = ctx.viewer(user, plan);
             let view = match mode.reply {
-                Reply::Answer => next_view(plan, decision, &viewer),
-                Reply::Note => views::decision_for(plan, decision, Some("💬 Note saved"), &viewer),
+                Reply::Answer => next_view(plan, decision, &views::Drawn::to(&viewer)),
+                Reply::Note => views::decision(
+                    plan,
+                    decision,
+                    Some("💬 Note saved"),
+                    &views::Drawn::to(&viewer),
+                ),
             };
             send(ctx, chat, &view).await;
             ctx.tell(user, plan, decision, &tell).await;
@@ -174,7 +122,7 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
             send(
                 ctx,
                 chat,
-                &views::plan_for(&plan.plan, &ctx.viewer(user, &plan.plan)),
+                &views::plan(&plan.plan, &views::Drawn::to(&ctx.viewer(user, &plan.plan))),
             )
             .await;
         }
@@ -185,7 +133,7 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
             send(
                 ctx,
                 chat,
-                &views::plan_for(&plan.plan, &ctx.viewer(user, &plan.plan)),
+                &views::plan(&plan.plan, &views::Drawn::to(&ctx.viewer(user, &plan.plan))),
             )
             .await;
         }
@@ -196,7 +144,7 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
             send(
                 ctx,
                 chat,
-                &views::plan_for(&plan.plan, &ctx.viewer(user, &plan.plan)),
+                &views::plan(&plan.plan, &views::Drawn::to(&ctx.viewer(user, &plan.plan))),
             )
             .await;
         }
@@ -207,7 +155,7 @@ async fn open_plan(ctx: &Ctx, chat: ChatId, user: u64, id: &str) {
     let _ = ctx.rescan().await;
     match ctx.act(Actor::User(user), id, Action::Open).await {
         Outcome::Current(l) => {
-            let view = views::plan_for(&l.plan, &ctx.viewer(user, &l.plan));
+            let view = views::plan(&l.plan, &views::Drawn::to(&ctx.viewer(user, &l.plan)));
             send(ctx, chat, &view).await;
         }
         Outcome::Refused(refusal) => {
@@ -254,25 +202,5 @@ pub async fn show_queue(ctx: &Ctx, chat: ChatId, user: u64) {
 async fn send(ctx: &Ctx, chat: ChatId, view: &views::View) {
     if let Err(e) = ctx.api.send(chat, view, false, Patience::Interactive).await {
         tracing::error!(error = %e, "can't send a message");
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn commands() {
-        assert_eq!(parse_command("/start"), Some(Command::Start(None)));
-        assert_eq!(
-            parse_command("/start plan_abc"),
-            Some(Command::Start(Some("plan_abc")))
-        );
-        assert_eq!(parse_command("/queue@arbiter_bot"), Some(Command::Queue));
-        assert_eq!(parse_command(" /cancel "), Some(Command::Cancel));
-        assert_eq!(parse_command("/stats@arbiter_bot"), Some(Command::Stats));
-        assert_eq!(parse_command("hello"), None);
-        assert_eq!(parse_command("/nope"), Some(Command::Unknown("nope")));
-        assert_eq!(parse_command("/web"), Some(Command::Web));
     }
 }

@@ -1,0 +1,81 @@
+//! Everything a handler needs, and the small steps every handler shares (take an action off the async threads,
+//! show a view). Looking at pending/ (the snapshot, a button's plan, the queue view) is in [`super::watch`].
+
+use std::sync::Arc;
+
+use teloxide::types::{ChatId, MessageId};
+
+use tokio::sync::mpsc;
+
+use crate::actions::{Action, Actions, Actor, Outcome};
+use crate::queue::Queue;
+use crate::queue::watcher::Changes;
+use crate::telegram::views::View;
+
+use super::api::{Api, Patience};
+use super::notice::Notice;
+use super::state::State;
+
+/// Shared by every update worker and the watcher.
+#[derive(Clone)]
+pub struct Ctx {
+    pub api: Api,
+    pub actions: Actions,
+    pub state: Arc<State>,
+    /// `notifications.quietHours`: announcements and reminders silent then, except urgent plans.
+    pub quiet: Option<Arc<crate::quiet::QuietHours>>,
+    /// `notifications.timezone`: the days of the stats chart.
+    pub timezone: jiff::tz::TimeZone,
+    /// `digest.at`: when the daily digest goes out; `None`: never.
+    pub digest: Option<Arc<crate::digest::DigestAt>>,
+    /// The dashboard's https URL: the queue view links it as a Mini App. `None`: no dashboard button.
+    pub dashboard: Option<url::Url>,
+    /// The watcher's changes, once it runs.
+    pub looks: Option<Arc<Looks>>,
+    /// Login links for the web dashboard (`/web`); `None` when it is off.
+    pub web: Option<crate::web::Links>,
+}
+
+/// What the watcher saw change, and one look at it at a time: the watcher's loop and the commands that must show
+/// what is on disk now (`/queue`) share it, so a command never draws from a snapshot a look is still updating.
+pub struct Looks {
+    pub busy: tokio::sync::Mutex<()>,
+    pub changes: Changes,
+    pub notices: mpsc::UnboundedSender<Notice>,
+}
+
+impl Ctx {
+    #[must_use]
+    pub fn queue(&self) -> &Queue {
+        self.actions.queue()
+    }
+
+    /// Takes an owner action (file I/O off the async threads).
+    pub async fn act(&self, actor: Actor, plan_id: &str, action: Action) -> Outcome {
+        let actions = self.actions.clone();
+        let id = plan_id.to_owned();
+        tokio::task::spawn_blocking(move || actions.take(actor, &id, &action, &crate::clock::now()))
+            .await
+            .unwrap_or_else(|e| {
+                tracing::error!(error = %e, "action task failed");
+                Outcome::Gone
+            })
+    }
+
+    /// Shows a view: edits `message` in place when there is one, else (or if it can't be edited) sends it.
+    pub async fn show(&self, chat: ChatId, message: Option<MessageId>, view: &View) {
+        if let Some(m) = message {
+            match self.api.edit(chat, m, view).await {
+                Ok(()) => return,
+                Err(e) => tracing::warn!(error = %e, "can't edit the message; sending a new one"),
+            }
+        }
+        if let Err(e) = self
+            .api
+            .send(chat, view, false, Patience::Interactive)
+            .await
+        {
+            tracing::error!(error = %e, "can't send a view");
+        }
+    }
+}

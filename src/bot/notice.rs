@@ -1,0 +1,24 @@
+//! What the announcer task is asked to send: the watcher, the clock and the digest queue notices, the
+//! announcer sends them (so a command or a tap never waits behind an announcement).
+
+use std::sync::Arc;
+
+use crate::plan::Plan;
+use crate::queue::{Loaded, Problem};
+
+/// What the announcer task is asked to send.
+#[derive(Debug)]
+pub enum Notice {
+    /// Shared with the store's cache and the snapshot: a notice about thousands of plans copies none.
+    Startup(Vec<Arc<Loaded>>),
+    New(Vec<Arc<Loaded>>),
+    Problem(Problem),
+    /// `remind_every` passed (folded with other announcements in a burst, like new plans).
+    Reminder(Arc<Loaded>),
+    /// `escalate_after` passed: the plan goes to these users.
+    Escalated(Plan, Vec<u64>),
+    /// The deadline submitted the plan.
+    DeadlineSubmitted(Plan),
+    /// The daily digest for this local date is due.
+    Digest(chrono::NaiveDate),
+}
