@@ -234,6 +234,7 @@ async fn sigkill_at_random_moments_loses_no_acknowledged_answer() {
             if p.remaining() == 0 {
                 let data = Callback::Submit {
                     plan: plan_ref(&p.id),
+                    seen: arbiter_zebu::actions::seen::of_answers(p),
                 }
                 .encode();
                 fired.push((

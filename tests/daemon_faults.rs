@@ -129,7 +129,16 @@ async fn forged_and_random_callback_data_from_the_owner_change_nothing() {
         format!("a:{p_ref}:1:0:{fp}"),
         format!("a:{p_ref}:0:9:{fp}"),
         format!("a:{p_ref}:65535:0:{fp}"),
-        // Submit while decisions are pending (the button only exists on a finished review).
+        // Submit while decisions are pending (the button only exists on a finished review), with the answers as
+        // they are, and in the form before Submit carried them.
+        format!(
+            "x:{p_ref}:{}",
+            arbiter_zebu::actions::seen::of_answers(&parse(&before.0, "abc123").unwrap())
+        ),
+        format!(
+            "x:{q_ref}:{}",
+            arbiter_zebu::actions::seen::of_answers(&parse(&before.1, "later").unwrap())
+        ),
         format!("x:{p_ref}"),
         format!("x:{q_ref}"),
         // A ref no plan has, and path tricks.

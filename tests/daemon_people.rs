@@ -247,7 +247,8 @@ async fn delegation_end_to_end() {
             true
         )
     );
-    let (alert, _) = bob.tap_raw(his.message_id, &format!("x:{p}")).await;
+    let submit = format!("x:{p}:{}", seen::of_answers(&parsed));
+    let (alert, _) = bob.tap_raw(his.message_id, &submit).await;
     assert_eq!(
         alert.as_deref(),
         Some("⛔ Only the decision delegated to you is yours to answer.")

@@ -262,7 +262,7 @@ impl Access {
                 Action::Delegate { to, .. } if !self.is_member(*to) || *to == user => {
                     Err(Refusal::NoSuchDelegate)
                 }
-                Action::Submit | Action::SignOff { .. }
+                Action::Submit { .. } | Action::SignOff { .. }
                     if plan.approval.needs_signoffs() && plan.approval.signoffs.contains(&user) =>
                 {
                     Err(Refusal::AlreadySigned)

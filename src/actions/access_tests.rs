@@ -66,7 +66,9 @@ fn a_non_approver_sees_nothing_and_may_do_nothing() {
     for action in [
         Action::Open,
         answer(0),
-        Action::Submit,
+        Action::Submit {
+            seen: String::new(),
+        },
         Action::SignOff {
             seen: "000000".into(),
         },
@@ -113,7 +115,9 @@ fn a_delegate_may_act_on_their_decision_only() {
     for action in [
         answer(1),
         note("cache"),
-        Action::Submit,
+        Action::Submit {
+            seen: String::new(),
+        },
         Action::TakeBack {
             decision: 0,
             seen: "000000".into(),
@@ -180,7 +184,9 @@ fn the_deadline_only_applies_the_clock() {
     assert_eq!(a.check(Actor::Deadline, &p, &Action::Open), Ok(()));
     for action in [
         answer(0),
-        Action::Submit,
+        Action::Submit {
+            seen: String::new(),
+        },
         Action::TakeBack {
             decision: 0,
             seen: "000000".into(),
@@ -209,7 +215,13 @@ fn one_sign_off_per_approver() {
         Err(Refusal::AlreadySigned)
     );
     assert_eq!(
-        a.check(Actor::User(ALICE), &p, &Action::Submit),
+        a.check(
+            Actor::User(ALICE),
+            &p,
+            &Action::Submit {
+                seen: String::new()
+            }
+        ),
         Err(Refusal::AlreadySigned)
     );
     assert_eq!(a.check(Actor::User(BOB), &p, &sign), Ok(()));

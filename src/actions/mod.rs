@@ -54,9 +54,10 @@ pub enum Action {
     Custom { decision_id: String, text: String },
     /// Skip decision `decision`.
     Skip { decision: usize, seen: String },
-    /// Submit the plan (every decision answered or skipped). On a plan that needs sign-offs (`require` > 1)
-    /// this records the actor's sign-off, and the last one needed submits.
-    Submit,
+    /// Submit the plan (every decision answered or skipped) with the answers the actor saw
+    /// (`seen::of_answers`). On a plan that needs sign-offs (`require` > 1) this records the actor's sign-off,
+    /// and the last one needed submits.
+    Submit { seen: String },
     /// Sign off a plan that needs sign-offs, on the answers the actor saw (`seen::of_answers`).
     SignOff { seen: String },
     /// About to type a note for decision `decision`: checks it is still the one shown.
@@ -123,8 +124,11 @@ pub enum Outcome {
         plan: Loaded,
         notify: Option<PathBuf>,
     },
-    /// The daemon's bookkeeping (`reminded_at`, `escalated_at`) is on disk.
+    /// The daemon's bookkeeping (`reminded_at`) is on disk.
     Noted(Loaded),
+    /// `escalated_at` is on disk: the plan goes to `to` (the members `escalate_to` names), who may answer it
+    /// from now on.
+    Escalated { plan: Loaded, to: Vec<u64> },
     /// The file changed since the actor's view was drawn: nothing was recorded; the plan as it is now.
     Stale(Loaded),
     /// The plan is no longer pending (completed, deleted, or it never existed).
@@ -289,10 +293,12 @@ impl Actions {
                 decision: decision_id.clone(),
                 text: text.clone(),
             },
-            Action::SignOff { seen } if seen::of_answers(plan) != *seen => {
+            Action::Submit { seen } | Action::SignOff { seen }
+                if seen::of_answers(plan) != *seen =>
+            {
                 return Err(Stop::Stale);
             }
-            Action::Submit | Action::SignOff { .. } => match actor {
+            Action::Submit { .. } | Action::SignOff { .. } => match actor {
                 Actor::User(user) if plan.approval.needs_signoffs() => Edit::SignOff {
                     user,
                     answers: crate::plan::answers_of(plan),
@@ -332,8 +338,14 @@ impl Actions {
                         .iter()
                         .position(|d| d.id == *decision_id)
                         .unwrap_or(0),
-                    Action::Remind | Action::Escalate => return Outcome::Noted(plan),
-                    Action::Submit | Action::SignOff { .. } => return Outcome::SignedOff(plan),
+                    Action::Remind => return Outcome::Noted(plan),
+                    Action::Escalate => {
+                        let to = self.escalation_recipients(&plan.plan);
+                        return Outcome::Escalated { plan, to };
+                    }
+                    Action::Submit { .. } | Action::SignOff { .. } => {
+                        return Outcome::SignedOff(plan);
+                    }
                     _ => return Outcome::Current(plan),
                 };
                 Outcome::Recorded {
@@ -354,6 +366,31 @@ impl Actions {
                 Some(plan) => Outcome::NotRecorded { plan, error },
             },
         }
+    }
+
+    /// The members `escalate_to` of `plan` names (a name or id nobody in `allowedUsers` has is logged and left
+    /// out).
+    fn escalation_recipients(&self, plan: &Plan) -> Vec<u64> {
+        plan.timing
+            .escalate_to
+            .iter()
+            .filter_map(|p| {
+                let user = self.access.resolve(p);
+                if user.is_none() {
+                    tracing::warn!(plan = %plan.id, person = %p, "escalate_to names nobody in allowedUsers");
+                }
+                user
+            })
+            .collect()
+    }
+
+    /// The completed plan at `path` (found by a front end's memory of what it submitted), if `actor` may see it:
+    /// a tap on an old view of a submitted plan shows its completion to its approvers only.
+    #[must_use]
+    pub fn completed(&self, actor: Actor, path: &std::path::Path) -> Option<Loaded> {
+        queue::load(path, queue::Location::Completed)
+            .ok()
+            .filter(|l| self.access.sees(actor, &l.plan))
     }
 
     /// The pending plan `id` as it is on disk now.

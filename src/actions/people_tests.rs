@@ -73,7 +73,7 @@ fn a_hostile_note_round_trips_byte_for_byte_and_leaves_the_answer() {
     assert_eq!(after.replace(&format!("{note_line}\n"), ""), before);
     // The note goes into the notify file and reads back the same there too.
     f.take(Actor::User(ALICE), f.answer(1, 0));
-    let Outcome::Submitted { notify, .. } = f.take(Actor::User(ALICE), Action::Submit) else {
+    let Outcome::Submitted { notify, .. } = f.take(Actor::User(ALICE), f.submit()) else {
         panic!("not submitted");
     };
     let notify = fs::read_to_string(notify.unwrap()).unwrap();
@@ -121,7 +121,7 @@ fn two_person_rule_signs_clears_on_a_changed_answer_and_submits_on_the_last_sign
     f.take(Actor::User(ALICE), f.answer(0, 0));
     f.take(Actor::User(ALICE), f.answer(1, 0));
     // Alice signs: in_progress, signoffs on disk, not completed.
-    let outcome = f.take(Actor::User(ALICE), Action::Submit);
+    let outcome = f.take(Actor::User(ALICE), f.submit());
     let Outcome::SignedOff(plan) = outcome else {
         panic!("{outcome:?}");
     };
@@ -185,7 +185,7 @@ fn re_answering_the_same_option_keeps_the_sign_offs() {
     let f = fixture("require: 2\n");
     f.take(Actor::User(ALICE), f.answer(0, 0));
     f.take(Actor::User(ALICE), f.answer(1, 0));
-    f.take(Actor::User(ALICE), Action::Submit);
+    f.take(Actor::User(ALICE), f.submit());
     let outcome = f.take(Actor::User(BOB), f.answer(0, 0));
     let Outcome::Recorded { tell, .. } = outcome else {
         panic!("{outcome:?}");
@@ -229,7 +229,7 @@ fn delegation_end_to_end_in_the_file() {
         Outcome::Refused(Refusal::NotDelegated)
     ));
     assert!(matches!(
-        f.take(Actor::User(BOB), Action::Submit),
+        f.take(Actor::User(BOB), f.submit()),
         Outcome::Refused(Refusal::NotDelegated)
     ));
     let outcome = f.take(Actor::User(BOB), f.answer(0, 0));

@@ -62,6 +62,12 @@ impl Fixture {
             seen: seen::of_option(d, &d.options[option]),
         }
     }
+    /// 📤 Submit as the review view offers it: with the answers it showed.
+    pub(super) fn submit(&self) -> Action {
+        Action::Submit {
+            seen: seen::of_answers(&self.plan()),
+        }
+    }
     fn skip(&self, decision: usize) -> Action {
         Action::Skip {
             decision,
@@ -90,7 +96,7 @@ fn an_outsider_changes_nothing_and_learns_nothing() {
     let f = fixture();
     let before = f.text();
     let forged = f.answer(0, 0);
-    for action in [Action::Open, forged, f.skip(1), Action::Submit] {
+    for action in [Action::Open, forged, f.skip(1), f.submit()] {
         let outcome = f.take(Actor::User(OUTSIDER), action);
         assert!(
             matches!(outcome, Outcome::Refused(Refusal::Outsider)),
@@ -168,7 +174,7 @@ fn a_missing_plan_is_gone() {
 #[test]
 fn submit_needs_every_decision_settled_then_completes() {
     let f = fixture();
-    let outcome = f.take(Actor::User(OWNER), Action::Submit);
+    let outcome = f.take(Actor::User(OWNER), f.submit());
     let Outcome::NotRecorded { error, .. } = outcome else {
         panic!("{outcome:?}");
     };
@@ -178,7 +184,7 @@ fn submit_needs_every_decision_settled_then_completes() {
     ));
     f.take(Actor::User(OWNER), f.answer(0, 0));
     f.take(Actor::User(OWNER), f.skip(1));
-    let Outcome::Submitted { plan, notify } = f.take(Actor::User(OWNER), Action::Submit) else {
+    let Outcome::Submitted { plan, notify } = f.take(Actor::User(OWNER), f.submit()) else {
         panic!("not submitted");
     };
     assert!(!f.file.exists());
@@ -188,6 +194,31 @@ fn submit_needs_every_decision_settled_then_completes() {
     // A tap on an old view of it now finds nothing to change.
     let outcome = f.take(Actor::User(OWNER), Action::Open);
     assert!(matches!(outcome, Outcome::Gone), "{outcome:?}");
+}
+
+#[test]
+fn a_submit_of_answers_that_changed_since_the_review_records_nothing() {
+    let f = fixture();
+    f.take(Actor::User(OWNER), f.answer(0, 0));
+    f.take(Actor::User(OWNER), f.skip(1));
+    let review = f.submit();
+    // The answer changed after the review was drawn (another tap, another page): that review submits nothing.
+    f.take(Actor::User(OWNER), f.answer(0, 1));
+    let before = f.text();
+    let outcome = f.take(Actor::User(OWNER), review);
+    assert!(matches!(outcome, Outcome::Stale(_)), "{outcome:?}");
+    assert_eq!(f.text(), before, "the plan is pending and unchanged");
+    let forged = Action::Submit {
+        seen: "0".repeat(16),
+    };
+    assert!(matches!(
+        f.take(Actor::User(OWNER), forged),
+        Outcome::Stale(_)
+    ));
+    assert_eq!(f.text(), before);
+    let Outcome::Submitted { .. } = f.take(Actor::User(OWNER), f.submit()) else {
+        panic!("the current review submits");
+    };
 }
 
 #[test]
@@ -304,7 +335,7 @@ fn the_clock_and_people_each_do_only_their_own_actions() {
             "{outcome:?}"
         );
     }
-    for action in [f.answer(0, 0), f.skip(0), Action::Submit] {
+    for action in [f.answer(0, 0), f.skip(0), f.submit()] {
         let outcome = f.take(Actor::Deadline, action);
         assert!(
             matches!(outcome, Outcome::Refused(Refusal::ClockOnly)),

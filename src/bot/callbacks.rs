@@ -7,7 +7,7 @@ use teloxide::types::{CallbackQuery, ChatId, MessageId};
 
 use crate::actions::{Actor, Outcome};
 use crate::plan::Plan;
-use crate::queue::{Loaded, Location, load};
+use crate::queue::Loaded;
 use crate::telegram::callback::{Callback, PlanRef};
 use crate::telegram::markdown::escape;
 use crate::telegram::markdown::truncate;
@@ -87,22 +87,26 @@ impl Tap<'_> {
     /// Turns what the action did into the callback answer and the redrawn message.
     async fn respond(&self, outcome: Outcome, screen: Screen) {
         match outcome {
-            Outcome::Current(l) | Outcome::Noted(l) => match screen {
-                Screen::CustomPrompt(index) => {
-                    self.start_reply(&l.plan, index, Reply::Answer).await
+            Outcome::Current(l) | Outcome::Noted(l) | Outcome::Escalated { plan: l, .. } => {
+                match screen {
+                    Screen::CustomPrompt(index) => {
+                        self.start_reply(&l.plan, index, Reply::Answer).await
+                    }
+                    Screen::NotePrompt(index) => {
+                        self.start_reply(&l.plan, index, Reply::Note).await
+                    }
+                    Screen::File => self.send_file(&l).await,
+                    Screen::DelegatePicker(index) => {
+                        let view = views::delegate_picker(&l.plan, index, &self.viewer(&l.plan));
+                        self.settled(&view).await;
+                    }
+                    _ => {
+                        let view =
+                            current_view(&l.plan, screen, &views::Drawn::to(&self.viewer(&l.plan)));
+                        self.settled(&view).await;
+                    }
                 }
-                Screen::NotePrompt(index) => self.start_reply(&l.plan, index, Reply::Note).await,
-                Screen::File => self.send_file(&l).await,
-                Screen::DelegatePicker(index) => {
-                    let view = views::delegate_picker(&l.plan, index, &self.viewer(&l.plan));
-                    self.settled(&view).await;
-                }
-                _ => {
-                    let view =
-                        current_view(&l.plan, screen, &views::Drawn::to(&self.viewer(&l.plan)));
-                    self.settled(&view).await;
-                }
-            },
+            }
             Outcome::Recorded {
                 plan,
                 decision,
@@ -261,15 +265,17 @@ impl Tap<'_> {
     /// The plan a button names is not pending: if it was submitted while the daemon ran (by a person or its
     /// deadline), say so and show its completion view; else "Plan not found" and the queue.
     async fn gone(&self, plan: &PlanRef) {
-        let path = self.ctx.state.completed(plan);
-        let loaded = match path {
-            Some(path) => tokio::task::spawn_blocking(move || load(&path, Location::Completed))
-                .await
-                .ok()
-                .and_then(Result::ok),
+        let loaded = match self.ctx.state.completed(plan) {
+            Some(path) => {
+                let (actions, actor) = (self.ctx.actions.clone(), self.actor);
+                tokio::task::spawn_blocking(move || actions.completed(actor, &path))
+                    .await
+                    .ok()
+                    .flatten()
+            }
             None => None,
         };
-        match loaded.filter(|l| self.ctx.actions.access().sees(self.actor, &l.plan)) {
+        match loaded {
             Some(l) => {
                 self.answer(Some(ALREADY_SUBMITTED), true).await;
                 self.show(&views::completion(&l.plan)).await;

@@ -139,6 +139,7 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
         }
         Outcome::Current(plan)
         | Outcome::Noted(plan)
+        | Outcome::Escalated { plan, .. }
         | Outcome::SignedOff(plan)
         | Outcome::Submitted { plan, .. } => {
             send(

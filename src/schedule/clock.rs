@@ -112,7 +112,6 @@ async fn take(
     action: Action,
     notices: &mpsc::UnboundedSender<Notice>,
 ) -> Step {
-    let escalating = action == Action::Escalate;
     match ctx.act(Actor::Deadline, id, action).await {
         Outcome::Submitted { plan, .. } => {
             tracing::info!(plan = %plan.plan.id, "deadline passed: plan submitted");
@@ -121,23 +120,9 @@ async fn take(
             let _ = notices.send(Notice::DeadlineSubmitted(plan.plan));
             Step::Done
         }
-        Outcome::Noted(plan) if escalating => {
-            let access = ctx.actions.access();
-            let users: Vec<u64> = plan
-                .plan
-                .timing
-                .escalate_to
-                .iter()
-                .filter_map(|p| {
-                    let user = access.resolve(p);
-                    if user.is_none() {
-                        tracing::warn!(plan = %plan.plan.id, person = %p, "escalate_to names nobody in allowedUsers");
-                    }
-                    user
-                })
-                .collect();
-            tracing::info!(plan = %plan.plan.id, ?users, "escalated");
-            let _ = notices.send(Notice::Escalated(plan.plan, users));
+        Outcome::Escalated { plan, to } => {
+            tracing::info!(plan = %plan.plan.id, users = ?to, "escalated");
+            let _ = notices.send(Notice::Escalated(plan.plan, to));
             Step::Done
         }
         Outcome::Noted(plan) => {

@@ -84,8 +84,8 @@ pub enum Callback {
     },
     /// The review summary.
     Review { plan: PlanRef },
-    /// Submit the plan.
-    Submit { plan: PlanRef },
+    /// Submit the plan, with the answers the view showed (`seen::of_answers`).
+    Submit { plan: PlanRef, seen: String },
     /// 📄 Full context: send the plan's file as a document.
     FullContext { plan: PlanRef },
     /// 💬 Note: ask for a note on the decision; `seen` = fingerprint(decision id).
@@ -137,7 +137,7 @@ impl Callback {
             Self::Custom { plan, index, seen } => format!("u:{plan}:{index}:{seen}"),
             Self::Skip { plan, index, seen } => format!("k:{plan}:{index}:{seen}"),
             Self::Review { plan } => format!("r:{plan}"),
-            Self::Submit { plan } => format!("x:{plan}"),
+            Self::Submit { plan, seen } => format!("x:{plan}:{seen}"),
             Self::FullContext { plan } => format!("f:{plan}"),
             Self::Note { plan, index, seen } => format!("m:{plan}:{index}:{seen}"),
             Self::DelegateMenu { plan, index, seen } => format!("d:{plan}:{index}:{seen}"),
@@ -193,8 +193,9 @@ impl Callback {
             ["r", plan] => Self::Review {
                 plan: plan_field(plan)?,
             },
-            ["x", plan] => Self::Submit {
+            ["x", plan, seen] => Self::Submit {
                 plan: plan_field(plan)?,
+                seen: hex(seen, FINGERPRINT_LEN)?,
             },
             ["f", plan] => Self::FullContext {
                 plan: plan_field(plan)?,
@@ -288,7 +289,10 @@ mod tests {
                 seen: seen.clone(),
             },
             Callback::Review { plan: plan() },
-            Callback::Submit { plan: plan() },
+            Callback::Submit {
+                plan: plan(),
+                seen: seen.clone(),
+            },
             Callback::FullContext { plan: plan() },
             Callback::Note {
                 plan: plan(),

@@ -159,12 +159,17 @@ pub async fn answer(
     }
     if values(&fields, "submit").next() == Some("1") {
         for plan_id in values(&fields, "plan") {
+            // The plan as it is after this form's answers: submitted only as it is then.
             let complete = match web.act(session.user, plan_id, Action::Open).await {
-                Outcome::Current(l) => l.plan.remaining() == 0 && !l.plan.decisions.is_empty(),
-                _ => false,
+                Outcome::Current(l) if l.plan.remaining() == 0 && !l.plan.decisions.is_empty() => {
+                    Some(crate::actions::seen::of_answers(&l.plan))
+                }
+                _ => None,
             };
-            if complete {
-                let outcome = web.act(session.user, plan_id, Action::Submit).await;
+            if let Some(seen) = complete {
+                let outcome = web
+                    .act(session.user, plan_id, Action::Submit { seen })
+                    .await;
                 lines.push(line(plan_id, "submit", &outcome));
             }
         }
@@ -192,9 +197,10 @@ pub async fn answer(
 
 fn line(plan: &str, what: &str, outcome: &Outcome) -> Line {
     let (result, detail) = match outcome {
-        Outcome::Recorded { .. } | Outcome::Current(_) | Outcome::Noted(_) => {
-            ("recorded", String::new())
-        }
+        Outcome::Recorded { .. }
+        | Outcome::Current(_)
+        | Outcome::Noted(_)
+        | Outcome::Escalated { .. } => ("recorded", String::new()),
         Outcome::Submitted { .. } => ("submitted", String::new()),
         Outcome::SignedOff(_) => (
             "signed off",

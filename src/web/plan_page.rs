@@ -26,20 +26,6 @@ pub struct Shown {
     notice: String,
 }
 
-/// What the submit form saw of the whole plan: every decision's id, status and answer.
-#[must_use]
-pub fn plan_fingerprint(plan: &Plan) -> String {
-    let mut parts: Vec<&str> = vec![&plan.id];
-    for d in &plan.decisions {
-        parts.extend([
-            d.id.as_str(),
-            d.status.as_str(),
-            d.answer.as_deref().unwrap_or(""),
-        ]);
-    }
-    seen::fingerprint(&parts)
-}
-
 pub async fn show(State(web): State<Web>, jar: CookieJar, Query(shown): Query<Shown>) -> Response {
     let session = match web.page_session(&jar) {
         Ok(s) => s,
@@ -177,7 +163,7 @@ fn plan_body(web: &Web, plan: &Plan, session: &Session, message: Option<(&str, &
             form.submit method="post" action="/plan/submit" {
                 input type="hidden" name="csrf" value=(session.csrf);
                 input type="hidden" name="plan" value=(plan.id);
-                input type="hidden" name="seen" value=(plan_fingerprint(plan));
+                input type="hidden" name="seen" value=(seen::of_answers(plan));
                 @if require > 1 {
                     p.meta { "Signed off: " (plan.approval.signoffs.len()) "/" (require)
                         @for (k, id) in plan.approval.signoffs.iter().enumerate() {
@@ -362,13 +348,9 @@ pub async fn submit(
     };
     let id = form.plan.as_str();
     // Submit only what the page showed: a plan changed meanwhile comes back for review instead.
-    let outcome = match web.act(session.user, id, Action::Open).await {
-        Outcome::Current(loaded) if plan_fingerprint(&loaded.plan) != form.seen => {
-            Outcome::Stale(loaded)
-        }
-        Outcome::Current(_) => web.act(session.user, id, Action::Submit).await,
-        other => other,
-    };
+    let outcome = web
+        .act(session.user, id, Action::Submit { seen: form.seen })
+        .await;
     respond(&web, &session, id, outcome, None).await
 }
 
@@ -391,7 +373,10 @@ async fn respond(
         .into_response()
     };
     match outcome {
-        Outcome::Recorded { .. } | Outcome::Current(_) | Outcome::Noted(_) => back("recorded"),
+        Outcome::Recorded { .. }
+        | Outcome::Current(_)
+        | Outcome::Noted(_)
+        | Outcome::Escalated { .. } => back("recorded"),
         Outcome::Stale(_) => back("stale"),
         Outcome::SignedOff(_) => back("signed"),
         Outcome::Submitted { plan, .. } => {

@@ -78,12 +78,13 @@ impl Owner {
         self.take(plan_id, &action);
     }
 
-    /// Taps Submit.
+    /// Taps Submit on the review of the plan as it is now.
     pub fn submit(&self, plan_id: &str) {
-        match self
-            .actions
-            .take(Actor::User(OWNER), plan_id, &Action::Submit, NOW)
-        {
+        let shown = self.actions.queue().find_pending(plan_id).unwrap().unwrap();
+        let action = Action::Submit {
+            seen: seen::of_answers(&shown.plan),
+        };
+        match self.actions.take(Actor::User(OWNER), plan_id, &action, NOW) {
             Outcome::Submitted { .. } => {}
             other => panic!("submit of `{plan_id}`: {other:?}"),
         }

@@ -252,7 +252,13 @@ pub(super) fn submit_button(plan: &Plan) -> Button {
         };
         Button::new(sign_off_label(plan), data)
     } else {
-        Button::new("📤 Submit", Callback::Submit { plan: pref(plan) })
+        Button::new(
+            "📤 Submit",
+            Callback::Submit {
+                plan: pref(plan),
+                seen: seen::of_answers(plan),
+            },
+        )
     }
 }
 

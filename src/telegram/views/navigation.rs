@@ -83,7 +83,7 @@ pub fn translate(cb: Callback) -> Option<(PlanRef, Action, Screen)> {
             };
             (plan, action, Screen::CustomPrompt(at(index)))
         }
-        Callback::Submit { plan } => (plan, Action::Submit, Screen::After(0)),
+        Callback::Submit { plan, seen } => (plan, Action::Submit { seen }, Screen::After(0)),
         Callback::SignOff { plan, seen } => (plan, Action::SignOff { seen }, Screen::After(0)),
         Callback::Note { plan, index, seen } => {
             let action = Action::StartNote {
