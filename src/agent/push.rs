@@ -24,7 +24,7 @@ pub struct Pushed {
 /// names the input in messages (`<stdin>`, a path; empty for none). Invalid input writes nothing.
 pub fn push(queue: &Queue, text: &str, source: &str, now: &str) -> Result<Pushed, AgentError> {
     if text.trim_start().starts_with('{') {
-        let spec = spec::from_json(text).map_err(|e| invalid(source, &e))?;
+        let spec = spec::from_json(text).map_err(|e| invalid(source, &e.to_string()))?;
         return push_spec(queue, &spec, source, now);
     }
     let plan = parse(text, "").map_err(|d| {
@@ -57,7 +57,7 @@ pub fn push_spec(
     source: &str,
     now: &str,
 ) -> Result<Pushed, AgentError> {
-    spec::validate(spec).map_err(|e| invalid(source, &e))?;
+    spec::validate(spec).map_err(|e| invalid(source, &e.to_string()))?;
     let id = match &spec.id {
         Some(id) => id.trim().to_owned(),
         None => fresh_id(queue)?,
@@ -65,7 +65,7 @@ pub fn push_spec(
     let text = spec::render(spec, &id, now);
     let plan = parse(&text, &id)
         .map_err(|d| invalid(source, &format!("the rendered plan does not read: {d}")))?;
-    spec::verify(spec, &plan).map_err(|e| invalid(source, &e))?;
+    spec::verify(spec, &plan).map_err(|e| invalid(source, &e.to_string()))?;
     write(queue, &plan, &text, source)
 }
 

@@ -113,7 +113,7 @@ impl ArbiterServer {
     )]
     async fn arbiter_push(&self, extensions: Extensions, args: JsonObject) -> ToolResult {
         let mut spec = spec::from_value(serde_json::Value::Object(args))
-            .map_err(|e| message(&AgentError::Invalid(e)))?;
+            .map_err(|e| message(&AgentError::Invalid(e.to_string())))?;
         if spec.agent.is_none() {
             spec.agent = CallerAgent::of(&extensions).map(str::to_owned);
         }

@@ -50,8 +50,11 @@ fn renders_exactly_the_design_example() {
 
 fn error(json: &str) -> String {
     match from_json(json) {
-        Err(e) => e,
-        Ok(spec) => validate(&spec).err().unwrap_or_default(),
+        Err(e) => e.to_string(),
+        Ok(spec) => validate(&spec)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default(),
     }
 }
 
@@ -110,7 +113,7 @@ fn a_context_that_would_change_the_structure_is_refused() {
     let spec = from_json(json).unwrap();
     validate(&spec).unwrap();
     let plan = crate::plan::parse(&render(&spec, "x", NOW), "x").unwrap();
-    let e = verify(&spec, &plan).unwrap_err();
+    let e = verify(&spec, &plan).unwrap_err().to_string();
     assert!(e.contains("instead of [\"a\"]"), "{e}");
 
     let json = r#"{"title": "T", "decisions": [{"title": "A", "context": "see\n**Options:**\n- `z` — Z", "options": [{"key": "a"}]}]}"#;
@@ -119,6 +122,7 @@ fn a_context_that_would_change_the_structure_is_refused() {
     assert!(
         verify(&spec, &plan)
             .unwrap_err()
+            .to_string()
             .starts_with("decisions[0]:")
     );
 }
@@ -165,7 +169,7 @@ fn titles_ending_in_a_hash_read_back_whole() {
     let mut changed = plan.clone();
     changed.decisions[1].title = "issue".into();
     assert_eq!(
-        verify(&spec, &changed).unwrap_err(),
+        verify(&spec, &changed).unwrap_err().to_string(),
         "decisions[1].title: the plan would read back with the title \"issue\" instead of \"issue #\"; rephrase it"
     );
 }
@@ -223,7 +227,7 @@ fn approvers_and_require_are_written_and_read_back() {
     let plan = crate::plan::parse(&text, "x").unwrap();
     assert_eq!(plan.approval.approvers, ["alice", "11111111"]);
     assert_eq!(plan.approval.require, 2);
-    let error = |json: &str| validate(&from_json(json).unwrap()).unwrap_err();
+    let error = |json: &str| validate(&from_json(json).unwrap()).unwrap_err().to_string();
     assert_eq!(
         error(
             r#"{"title": "T", "approvers": ["alice"], "require": 2, "decisions": [{"title": "A"}]}"#

@@ -1,7 +1,15 @@
 //! An agent's write landing in the middle of an edit, at the exact moments that matter (the edit's test hook).
 
+use std::convert::Infallible;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::edit::EDIT_ATTEMPTS;
+use super::listing::list_dir;
+use super::replace::{Point, Replaced, SWAP_BACKS, last_look};
+use super::version::{modified_of, version_of};
 use super::*;
-use crate::plan::{DecisionStatus, parse};
+use crate::plan::{self, DecisionStatus, Edit, Plan, parse};
 
 const NOW: &str = "2026-02-01T10:00:00Z";
 

@@ -1,0 +1,135 @@
+//! What JSON can't check about a spec: required text present, one-line titles and options, a known priority,
+//! sensible approvers, unique ids and keys.
+
+use std::collections::HashMap;
+
+use crate::plan::Priority;
+
+use super::{DecisionSpec, Person, PlanSpec, SpecError, decision_ids};
+
+/// Checks what JSON can't: required text present, one-line titles and options, known priority, unique ids and
+/// keys. The error names the field (`decisions[1].options[0].key: ...`).
+pub fn validate(spec: &PlanSpec) -> Result<(), SpecError> {
+    one_line("title", &spec.title, true)?;
+    if let Some(id) = &spec.id {
+        one_line("id", id, true)?;
+    }
+    if let Some(p) = &spec.priority
+        && Priority::parse(p).is_none()
+    {
+        return Err(SpecError::UnknownPriority(p.clone()));
+    }
+    if spec.decisions.is_empty() {
+        return Err(SpecError::NoDecisions);
+    }
+    validate_people(spec)?;
+    validate_require(spec)?;
+    validate_decisions(spec)
+}
+
+/// `approvers` and `escalate_to`: no user id 0, no empty or multi-line name.
+fn validate_people(spec: &PlanSpec) -> Result<(), SpecError> {
+    for (field, people) in [
+        ("approvers", &spec.approvers),
+        ("escalate_to", &spec.escalate_to),
+    ] {
+        for (n, p) in people.iter().enumerate() {
+            match p {
+                Person::Id(0) => {
+                    return Err(SpecError::NoUserId {
+                        field: format!("{field}[{n}]"),
+                    });
+                }
+                Person::Name(name) => one_line(&format!("{field}[{n}]"), name, true)?,
+                Person::Id(_) => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `require`: at least one sign-off, and no more than the distinct approvers named (when any are).
+fn validate_require(spec: &PlanSpec) -> Result<(), SpecError> {
+    if let Some(require) = spec.require {
+        let mut named: Vec<String> = spec.approvers.iter().map(person_text).collect();
+        named.sort();
+        named.dedup();
+        if require == 0 {
+            return Err(SpecError::RequireZero);
+        }
+        if !named.is_empty() && require as usize > named.len() {
+            return Err(SpecError::TooFewApprovers {
+                require,
+                named: named.len(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Each decision: a one-line title and id, unique within the plan, and its options.
+fn validate_decisions(spec: &PlanSpec) -> Result<(), SpecError> {
+    let ids = decision_ids(spec);
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (n, (d, id)) in spec.decisions.iter().zip(&ids).enumerate() {
+        let at = format!("decisions[{n}]");
+        one_line(&format!("{at}.title"), &d.title, true)?;
+        one_line(&format!("{at}.id"), id, true)?;
+        if let Some(first) = seen.insert(id, n) {
+            return Err(SpecError::DuplicateDecisionId {
+                decision: at,
+                id: id.clone(),
+                first,
+            });
+        }
+        validate_options(&at, d)?;
+    }
+    Ok(())
+}
+
+/// The options of the decision at `at`: one-line keys without backticks, unique, and one-line labels.
+fn validate_options(at: &str, d: &DecisionSpec) -> Result<(), SpecError> {
+    let mut keys: HashMap<&str, usize> = HashMap::new();
+    for (k, o) in d.options.iter().enumerate() {
+        let field = format!("{at}.options[{k}]");
+        let key = o.key.trim();
+        one_line(&format!("{field}.key"), key, true)?;
+        if key.contains('`') {
+            return Err(SpecError::BacktickInKey { option: field });
+        }
+        if let Some(label) = &o.label {
+            one_line(&format!("{field}.label"), label, false)?;
+        }
+        if let Some(first) = keys.insert(key, k) {
+            return Err(SpecError::DuplicateOptionKey {
+                option: field,
+                key: key.to_owned(),
+                decision: at.to_owned(),
+                first,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn one_line(field: &str, value: &str, required: bool) -> Result<(), SpecError> {
+    if required && value.trim().is_empty() {
+        return Err(SpecError::Empty {
+            field: field.to_owned(),
+        });
+    }
+    if value.contains(['\n', '\r']) {
+        return Err(SpecError::LineBreak {
+            field: field.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// A person as the plan names them (for counting distinct approvers).
+fn person_text(p: &Person) -> String {
+    match p {
+        Person::Id(id) => id.to_string(),
+        Person::Name(name) => name.trim().to_owned(),
+    }
+}

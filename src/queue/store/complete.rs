@@ -1,0 +1,101 @@
+//! Finishing plans: the notify file written, the plan moved into completed/, and the start-up recovery of a
+//! submit a crash interrupted.
+
+use std::io;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::plan::PlanStatus;
+use crate::queue::atomic::{self, rename_noreplace, sync_dir, write_atomic};
+use crate::queue::notify_file;
+use crate::sync::lock;
+
+use super::{Loaded, Location, Queue, Scan, StoreError};
+
+impl Queue {
+    /// Finishes a plan whose file says completed: writes the notify file, then moves the plan into completed/
+    /// without replacing anything there (a clash gets a `-2`, `-3`… suffix). Idempotent after a crash.
+    pub fn complete(&self, loaded: &Loaded) -> Result<(Loaded, Option<PathBuf>), StoreError> {
+        let notify = self.write_notify(loaded)?;
+        let moved = self.move_to_completed(loaded)?;
+        Ok((moved, notify))
+    }
+
+    /// Writes the plan's notify file (when notifications are on), before the plan leaves pending/.
+    fn write_notify(&self, loaded: &Loaded) -> Result<Option<PathBuf>, StoreError> {
+        if !self.notifications {
+            return Ok(None);
+        }
+        let path = self.notify_dir().join(notify_file::file_name(&loaded.plan));
+        write_atomic(&path, notify_file::render(&loaded.plan).as_bytes())
+            .map_err(StoreError::io(&path))?;
+        Ok(Some(path))
+    }
+
+    /// Moves the plan into completed/ under its own name, or the first free `-2`, `-3`… one; the id index forgets
+    /// it.
+    fn move_to_completed(&self, loaded: &Loaded) -> Result<Loaded, StoreError> {
+        let name = loaded
+            .path
+            .file_name()
+            .map_or_else(|| "plan.md".into(), |n| n.to_string_lossy().into_owned());
+        let base = name.strip_suffix(".md").unwrap_or(&name).to_owned();
+        for n in 1..10_000 {
+            let candidate = if n == 1 {
+                name.clone()
+            } else {
+                format!("{base}-{n}.md")
+            };
+            let dest = self.completed_dir().join(candidate);
+            match rename_noreplace(&loaded.path, &dest) {
+                Ok(()) => {
+                    sync_dir(&dest).map_err(StoreError::io(&dest))?;
+                    sync_dir(&loaded.path).map_err(StoreError::io(&loaded.path))?;
+                    lock(&self.index).remove(&loaded.plan.id, None);
+                    return Ok(Loaded {
+                        path: dest,
+                        plan: loaded.plan.clone(),
+                        location: Location::Completed,
+                    });
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    return Err(StoreError::Io {
+                        path: loaded.path.clone(),
+                        source: e,
+                    });
+                }
+            }
+        }
+        Err(StoreError::Io {
+            path: loaded.path.clone(),
+            source: io::Error::new(io::ErrorKind::AlreadyExists, "no free name in completed/"),
+        })
+    }
+
+    /// Start-up recovery: completes plans left in pending/ with status completed (a crash between the steps of a
+    /// submit) and removes temp files a crash left behind. Returns the plans it completed.
+    pub fn recover(&self) -> Result<Vec<Loaded>, StoreError> {
+        Ok(self.recover_scan()?.0)
+    }
+
+    /// [`Queue::recover`], also returning the scan of what is still pending (so a start-up reads the queue once).
+    pub fn recover_scan(&self) -> Result<(Vec<Loaded>, Scan), StoreError> {
+        for dir in [self.pending_dir(), self.completed_dir(), self.notify_dir()] {
+            atomic::remove_stale_temps(&dir, Duration::from_secs(60))
+                .map_err(StoreError::io(&dir))?;
+        }
+        let mut scan = self.scan_pending()?;
+        let mut done = Vec::new();
+        let mut pending = Vec::with_capacity(scan.plans.len());
+        for loaded in std::mem::take(&mut scan.plans) {
+            if loaded.plan.status == PlanStatus::Completed {
+                done.push(self.complete(&loaded)?.0);
+            } else {
+                pending.push(loaded);
+            }
+        }
+        scan.plans = pending;
+        Ok((done, scan))
+    }
+}

@@ -1,0 +1,105 @@
+//! A folder's plan files listed with their versions, and read into plans or problems (in parallel at start-up).
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use crate::plan::Diagnostic;
+
+use super::version::{Version, modified_of, version_of};
+use super::{Loaded, Location, StoreError, is_plan_name, load};
+
+/// A file in pending/ that could not be read, and which version of it (for one warning per version).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub path: PathBuf,
+    pub diagnostic: Diagnostic,
+    pub version: (u64, Option<SystemTime>),
+}
+
+/// One file of pending/ as last read (a problem is boxed: plans are the common case, and every entry of a large
+/// queue would otherwise pay for a problem's size).
+#[derive(Debug, Clone)]
+pub(super) enum Entry {
+    Plan(Arc<Loaded>),
+    Problem(Box<Problem>),
+}
+
+/// What reading one listed file gave: its plan, or the problem to report (`None`: it vanished meanwhile).
+fn read_entry(
+    path: &Path,
+    version: &Version,
+    location: Location,
+) -> Result<Option<Entry>, StoreError> {
+    let version = (version.1, modified_of(version));
+    match load(path, location) {
+        Ok(loaded) => Ok(Some(Entry::Plan(Arc::new(loaded)))),
+        Err(StoreError::Invalid(diagnostic)) => Ok(Some(Entry::Problem(Box::new(Problem {
+            path: path.to_owned(),
+            diagnostic,
+            version,
+        })))),
+        // Vanished between listing and reading (completed or deleted): not a problem.
+        Err(StoreError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(StoreError::Io { path, source }) => Ok(Some(Entry::Problem(Box::new(Problem {
+            diagnostic: Diagnostic::new(0, source.to_string()).in_file(&path),
+            path,
+            version,
+        })))),
+        Err(other) => Err(other),
+    }
+}
+
+/// One file a scan read: its path, its version when read, and what reading it gave.
+type Read = (PathBuf, Version, Result<Option<Entry>, StoreError>);
+
+/// The plan files in `dir` (visible `.md` regular files; a symlink is never followed out of the queue) with their
+/// versions, in path order. Only the version of each is kept, not its whole metadata: with thousands of files this
+/// listing is made on every periodic rescan.
+pub(super) fn list_dir(dir: &Path) -> Result<Vec<(PathBuf, Version)>, StoreError> {
+    let entries = fs::read_dir(dir).map_err(StoreError::io(dir))?;
+    let mut listed = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !is_plan_name(name) {
+            continue;
+        }
+        let path = entry.path();
+        if let Ok(meta) = fs::symlink_metadata(&path)
+            && meta.is_file()
+        {
+            listed.push((path, version_of(&meta)));
+        }
+    }
+    listed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    Ok(listed)
+}
+
+/// Reads `files`; thousands of them (a start-up) are spread over the cores.
+pub(super) fn read_all(files: Vec<(PathBuf, Version)>, location: Location) -> Vec<Read> {
+    let read = |(p, v): &(PathBuf, Version)| (p.clone(), *v, read_entry(p, v, location));
+    if files.len() <= 64 {
+        return files.iter().map(read).collect();
+    }
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8);
+    let chunk = files.len().div_ceil(threads).max(64);
+    let mut parts = files.chunks(chunk);
+    let first = parts.next().unwrap_or_default();
+    // The calling thread reads the first part itself: one thread fewer, and one allocator arena fewer holding
+    // plans for as long as the daemon runs.
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = parts
+            .map(|part| scope.spawn(move || part.iter().map(read).collect::<Vec<_>>()))
+            .collect();
+        let mut all: Vec<Read> = first.iter().map(read).collect();
+        for w in workers {
+            all.extend(w.join().unwrap_or_default());
+        }
+        all
+    })
+}
