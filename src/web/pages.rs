@@ -150,8 +150,11 @@ pub async fn telegram_login(
         return refused.into_response();
     }
     let now = chrono::Utc::now().timestamp();
-    let user = match crate::telegram::webapp::verify_init_data(&form.init_data, &web.bot_token, now)
-    {
+    let user = match crate::telegram::webapp::verify_init_data(
+        &form.init_data,
+        web.bot_token.expose(),
+        now,
+    ) {
         Ok(user) if web.actions.access().is_member(user) => user,
         Ok(user) => {
             tracing::warn!(
