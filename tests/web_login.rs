@@ -2,15 +2,16 @@
 //! printed only when the running dashboard redeems links from the state folder it is written to.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::SystemTime;
 
 use arbiter_zebu::fakebot::FakeBot;
 use reqwest::StatusCode;
 
-use crate::cli_support::Arbiter;
+use crate::cli_support::{Arbiter, Output};
 use crate::support::TempQueue;
-use crate::support::daemon::{OWNER, WAIT};
+use crate::support::binary::{spawn_daemon, wait_polling};
+use crate::support::daemon::OWNER;
 use crate::support::web;
 
 /// Writes `dir/config.json` for the fake Bot API and `queue`, with the dashboard on a free port.
@@ -26,28 +27,22 @@ fn write_config(dir: &Path, fake: &FakeBot, queue: &Path) -> PathBuf {
     path
 }
 
-/// `arbiter run --config CONFIG`, with the default config somewhere else (`home`).
-fn spawn_daemon(home: &Path, config: &Path) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["run", "--config"])
-        .arg(config)
-        .env("ARBITER_HOME", home)
-        .env("HOME", home)
-        .env_remove("ARBITER_TELEGRAM_TOKEN")
-        .env_remove("ARBITER_QUEUE")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn arbiter run")
-}
-
 fn stop(mut daemon: Child) {
     let _ = Command::new("kill")
         .arg("-TERM")
         .arg(daemon.id().to_string())
         .status();
     assert!(daemon.wait().unwrap().success(), "SIGTERM is a clean stop");
+}
+
+/// `arbiter web-login --user OWNER [--config CONFIG]`, the default config being `home/config.json`.
+fn web_login(home: &Path, config: Option<&Path>) -> Output {
+    let owner = OWNER.to_string();
+    let mut args = vec!["web-login", "--user", &owner];
+    if let Some(config) = config {
+        args.extend(["--config", config.to_str().unwrap()]);
+    }
+    Arbiter::home(home).args(&args).run()
 }
 
 fn canonical(path: &Path) -> String {
@@ -64,21 +59,11 @@ async fn web_login_makes_links_only_for_the_daemon_that_redeems_them() {
     // The default config (ARBITER_HOME/config.json) names the same queue: its dashboard state is elsewhere.
     let default_config = write_config(home.path(), &fake, queue.root());
     let since = SystemTime::now();
-    let daemon = spawn_daemon(home.path(), &config_a);
-    let polled = fake
-        .wait_for_call(
-            "getUpdates",
-            |c| c.at >= since && c.params["offset"] != -1,
-            WAIT,
-        )
-        .await;
-    assert!(polled.is_some(), "the daemon did not start");
-    let owner = OWNER.to_string();
+    let daemon = spawn_daemon(&config_a);
+    wait_polling(&fake, since).await;
 
     // `arbiter web-login --user ID` reads the default config: the link would not work, so none is printed.
-    let wrong = Arbiter::home(home.path())
-        .args(&["web-login", "--user", &owner])
-        .run();
+    let wrong = web_login(home.path(), None);
     assert_eq!(wrong.code, Some(2), "{}", wrong.stderr);
     assert_eq!(wrong.stdout, "");
     assert_eq!(
@@ -97,10 +82,7 @@ async fn web_login_makes_links_only_for_the_daemon_that_redeems_them() {
     assert!(!home.path().join("web").exists(), "no login was written");
 
     // With the daemon's config, the link opens the dashboard.
-    let right = Arbiter::home(home.path())
-        .args(&["web-login", "--user", &owner, "--config"])
-        .args(&[config_a.to_str().unwrap()])
-        .run();
+    let right = web_login(home.path(), Some(&config_a));
     assert_eq!(right.code, Some(0), "{}", right.stderr);
     assert_eq!(right.stderr, "Valid for 10 minutes, once.\n");
     let link = right.stdout.trim();
@@ -115,10 +97,7 @@ async fn web_login_makes_links_only_for_the_daemon_that_redeems_them() {
 
     // Once the daemon has stopped, nothing would redeem a link.
     stop(daemon);
-    let stopped = Arbiter::home(home.path())
-        .args(&["web-login", "--user", &owner, "--config"])
-        .args(&[config_a.to_str().unwrap()])
-        .run();
+    let stopped = web_login(home.path(), Some(&config_a));
     assert_eq!(stopped.code, Some(1), "{}", stopped.stderr);
     assert_eq!(stopped.stdout, "");
     assert_eq!(

@@ -3,12 +3,12 @@
 use std::process::ExitCode;
 
 use crate::agent::AgentError;
-use crate::agent::hook::{Event, Reply};
 use crate::config::ConfigError;
 use crate::daemon::DaemonError;
 use crate::demo::DemoError;
 use crate::init::InitError;
 
+use super::hook::HookFallback;
 use super::web_login::WebLoginError;
 
 /// Exit codes every command shares (documented in README).
@@ -49,12 +49,9 @@ pub enum CliError {
     /// `await` gave up; the text says how far the plan got.
     #[error("{0}")]
     TimedOut(String),
-    /// `hook claude-code` could not do its work (`reason`) and answers `ask` in the format of `answer_as`.
-    #[error("{reason}")]
-    Hook {
-        answer_as: Option<Event>,
-        reason: String,
-    },
+    /// `hook claude-code` could not do its work and answers `ask`.
+    #[error(transparent)]
+    Hook(#[from] HookFallback),
 }
 
 /// A queue failure of an agent command reads as it always has, through [`AgentError`].
@@ -78,7 +75,7 @@ impl CliError {
             ) => exit::INVALID,
             CliError::WebLogin(e) if e.is_invalid_input() => exit::INVALID,
             CliError::TimedOut(_) => exit::TIMEOUT,
-            CliError::Hook { .. } => exit::HOOK_FELL_BACK,
+            CliError::Hook(_) => exit::HOOK_FELL_BACK,
             CliError::Agent(_)
             | CliError::Config(_)
             | CliError::Runtime(_)
@@ -96,9 +93,7 @@ impl CliError {
         match self {
             // Each problem was printed as its file was checked: that is lint's whole output.
             CliError::Lint(_) => {}
-            CliError::Hook { answer_as, reason } => {
-                super::hook::print(&Reply::fallback(*answer_as, reason));
-            }
+            CliError::Hook(fallback) => fallback.print(),
             e => eprintln!("arbiter: {e}"),
         }
         ExitCode::from(self.exit_code())
@@ -116,13 +111,6 @@ mod tests {
             (CliError::Init(InitError::NoUsers), 2),
             (CliError::WebLogin(WebLoginError::NotAllowed(666)), 2),
             (CliError::TimedOut("timed out".into()), 3),
-            (
-                CliError::Hook {
-                    answer_as: None,
-                    reason: "no input".into(),
-                },
-                0,
-            ),
             (CliError::Agent(AgentError::NoQueue), 1),
             (CliError::Config(ConfigError::NoHome), 1),
             (CliError::Lint(2), 1),

@@ -10,7 +10,22 @@ use clap::{Args, Subcommand, ValueEnum};
 
 use crate::agent::hook::{self, HookOptions, OnTimeout, PlanOptions, Reply};
 
-use super::{CliError, duration};
+use super::duration;
+
+/// What kept the hook from asking (`reason`): it answers `ask`, in the format of `answer_as`.
+#[derive(Debug, thiserror::Error)]
+#[error("{reason}")]
+pub struct HookFallback {
+    answer_as: Option<hook::Event>,
+    reason: String,
+}
+
+impl HookFallback {
+    /// Prints the fallback answer, as any answer is printed.
+    pub fn print(&self) {
+        print(&Reply::fallback(self.answer_as, &self.reason));
+    }
+}
 
 #[derive(Debug, Subcommand)]
 pub enum HookCommand {
@@ -41,11 +56,11 @@ enum Fallback {
     Ask,
 }
 
-/// Asks the human and prints Claude Code's decision; what keeps it from asking is a [`CliError::Hook`], which
+/// Asks the human and prints Claude Code's decision; what keeps it from asking is a [`HookFallback`], which
 /// answers `ask`.
-pub fn run(queue: Option<&Path>, command: HookCommand) -> Result<(), CliError> {
+pub fn run(queue: Option<&Path>, command: HookCommand) -> Result<(), HookFallback> {
     let HookCommand::ClaudeCode(args) = command;
-    let text = read_input().map_err(|reason| CliError::Hook {
+    let text = read_input().map_err(|reason| HookFallback {
         answer_as: Some(hook::Event::PreToolUse),
         reason,
     })?;
@@ -66,7 +81,7 @@ pub fn run(queue: Option<&Path>, command: HookCommand) -> Result<(), CliError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| CliError::Hook {
+        .map_err(|e| HookFallback {
             answer_as: hook::input::answer_as(&text),
             reason: format!("cannot start the tokio runtime: {e}"),
         })?;
@@ -84,7 +99,7 @@ pub fn is_hook_call(args: impl IntoIterator<Item = OsString>) -> bool {
 /// A command line error of `hook claude-code` answers `ask` too, so a typo in settings.json does not block every
 /// tool call.
 #[must_use]
-pub fn bad_arguments(error: &clap::Error) -> CliError {
+pub fn bad_arguments(error: &clap::Error) -> HookFallback {
     let message = error.to_string();
     let first = message.lines().next().unwrap_or_default();
     let reason = format!(
@@ -95,7 +110,7 @@ pub fn bad_arguments(error: &clap::Error) -> CliError {
         Ok(text) => hook::input::answer_as(&text),
         Err(_) => Some(hook::Event::PreToolUse),
     };
-    CliError::Hook { answer_as, reason }
+    HookFallback { answer_as, reason }
 }
 
 /// Standard input as text; a terminal is refused rather than waited on.
@@ -112,7 +127,7 @@ fn read_input() -> Result<String, String> {
 }
 
 /// Prints a hook's answer: the note on stderr, the decision JSON on stdout.
-pub(super) fn print(reply: &Reply) {
+fn print(reply: &Reply) {
     if let Some(note) = &reply.stderr {
         eprintln!("{note}");
     }

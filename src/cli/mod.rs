@@ -139,7 +139,7 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() && hook::is_hook_call(std::env::args_os()) => {
-            return hook::bad_arguments(&e).report();
+            return CliError::from(hook::bad_arguments(&e)).report();
         }
         Err(e) => e.exit(),
     };
@@ -155,9 +155,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Run { config } => run::run(config),
         Command::Lint { files } => lint::run(&files),
-        Command::WebLogin { user, config } => web_login::run(config, user),
+        Command::WebLogin { user, config } => Ok(web_login::run(config, user)?),
         Command::Init(args) => init::run(args, cli.queue),
-        Command::Hook { command } => hook::run(queue, command),
+        Command::Hook { command } => Ok(hook::run(queue, command)?),
         Command::Demo => Ok(crate::demo::run(&mut std::io::stdout())?),
         Command::Push { file, json } => push::run(queue, &file, json),
         Command::Status { id, json } => show::status(queue, &id, json),
@@ -173,6 +173,20 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
     }
+}
+
+/// The config file (`--config`, else the arbiter home's) and its validated contents.
+fn load_config(
+    config_path: Option<PathBuf>,
+) -> Result<(PathBuf, crate::config::Config), crate::config::ConfigError> {
+    let path = match config_path {
+        Some(p) => p,
+        None => {
+            crate::config::config_file(&crate::config::arbiter_home(&crate::config::process_env)?)
+        }
+    };
+    let cfg = crate::config::Config::load(&path, &crate::config::process_env)?;
+    Ok((path, cfg))
 }
 
 /// Who the daemon may talk to and their names, when this machine's config can be read (else what needs it is

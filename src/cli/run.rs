@@ -2,14 +2,14 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::{self, Config, ConfigError, process_env};
+use crate::config::{self, Config};
 use crate::daemon::{self, Settings};
 use crate::queue::watcher::Mode;
 
 use super::CliError;
 
 pub fn run(config_path: Option<PathBuf>) -> Result<(), CliError> {
-    let (path, cfg) = load(config_path)?;
+    let (path, cfg) = super::load_config(config_path)?;
     init_logging(&cfg.logs.dir, cfg.logs.level);
     if let Some(w) = Config::permission_warning(&path) {
         tracing::warn!("{w}");
@@ -25,16 +25,6 @@ pub fn run(config_path: Option<PathBuf>) -> Result<(), CliError> {
         .inspect_err(|e| tracing::error!(error = %e, "the daemon could not start"))?;
     tracing::info!("stopped");
     Ok(())
-}
-
-/// The config file (`--config`, else the arbiter home's) and its validated contents.
-pub fn load(config_path: Option<PathBuf>) -> Result<(PathBuf, Config), ConfigError> {
-    let path = match config_path {
-        Some(p) => p,
-        None => config::config_file(&config::arbiter_home(&process_env)?),
-    };
-    let cfg = Config::load(&path, &process_env)?;
-    Ok((path, cfg))
 }
 
 /// Daemon settings from a loaded config.

@@ -10,11 +10,13 @@ use crate::actions::Access;
 use crate::web::serving::{self, Serving};
 use crate::web::{AuthStore, Links, WebSettings};
 
-use super::CliError;
+use crate::config::ConfigError;
 
 /// Why no link was printed.
 #[derive(Debug, thiserror::Error)]
 pub enum WebLoginError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
     #[error(
         "{}: the web dashboard is off; add \"web\": {{\"listen\": \"127.0.0.1:8470\"}} and restart the daemon",
         config.display()
@@ -78,14 +80,14 @@ impl WebLoginError {
     }
 }
 
-pub fn run(config_path: Option<PathBuf>, user: u64) -> Result<(), CliError> {
-    let (_, cfg) = super::run::load(config_path)?;
+pub fn run(config_path: Option<PathBuf>, user: u64) -> Result<(), WebLoginError> {
+    let (_, cfg) = super::load_config(config_path)?;
     if cfg.web.is_none() {
-        return Err(WebLoginError::Off { config: cfg.path }.into());
+        return Err(WebLoginError::Off { config: cfg.path });
     }
     // Who may sign in is the owner-action layer's decision, as for every other front end.
     if !Access::new(cfg.telegram.allowed_users.iter().copied()).is_member(user) {
-        return Err(WebLoginError::NotAllowed(user).into());
+        return Err(WebLoginError::NotAllowed(user));
     }
     let dir = WebSettings::state_dir_for(&cfg.path);
     let serving = serving_dashboard(&cfg.queue.dir, &cfg.path, &dir)?;
