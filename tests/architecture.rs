@@ -24,7 +24,7 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
     ("actions", &["plan", "queue"]),
     ("telegram", &["plan", "actions", "stats", "digest"]),
     ("agent", &["plan", "queue", "config"]),
-    ("mcp", &["plan", "queue", "agent"]),
+    ("mcp", &["plan", "queue", "agent", "config"]),
     (
         "web",
         &[

@@ -6,7 +6,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use arbiter_zebu::fakebot::FakeBot;
@@ -14,6 +13,7 @@ use arbiter_zebu::plan::{DecisionStatus, Plan, PlanStatus};
 use arbiter_zebu::queue::Queue;
 use arbiter_zebu::telegram::callback::{Callback, fingerprint, plan_ref};
 
+use crate::support::binary::{spawn_daemon, wait_polling};
 use crate::support::daemon::OWNER;
 use crate::support::{TempQueue, plan_with};
 
@@ -41,30 +41,6 @@ fn write_config(home: &Path, fake: &FakeBot, queue: &Path) -> std::path::PathBuf
     });
     std::fs::write(&path, config.to_string()).unwrap();
     path
-}
-
-fn spawn_daemon(config: &Path) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["run", "--config"])
-        .arg(config)
-        .env_remove("ARBITER_TELEGRAM_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn arbiter run")
-}
-
-/// Waits until the daemon started at `since` long-polls (it has done its start-up work).
-async fn wait_polling(fake: &FakeBot, since: SystemTime) {
-    let polled = fake
-        .wait_for_call(
-            "getUpdates",
-            |c| c.at >= since && c.params["offset"] != -1,
-            Duration::from_secs(30),
-        )
-        .await;
-    assert!(polled.is_some(), "the daemon did not start polling");
 }
 
 #[derive(Debug, Clone)]

@@ -9,6 +9,7 @@ use arbiter_zebu::plan::parse;
 use arbiter_zebu::telegram::callback::{Callback, fingerprint, plan_ref};
 use arbiter_zebu::telegram::views;
 
+use crate::support::binary::wait_polling;
 use crate::support::daemon::{OWNER, Running, WAIT};
 use crate::support::{SPEC_EXAMPLE, TempQueue, plan_with};
 
@@ -289,14 +290,7 @@ async fn the_token_never_reaches_the_logs_and_loose_config_permissions_are_warne
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let polled = fake
-        .wait_for_call(
-            "getUpdates",
-            |c| c.at >= since && c.params["offset"] != -1,
-            WAIT,
-        )
-        .await;
-    assert!(polled.is_some());
+    wait_polling(&fake, since).await;
     q.drop_plan("p.md", SPEC_EXAMPLE);
     fake.send_text(OWNER, "/start");
     let replied = fake

@@ -29,6 +29,7 @@ mod mcp_http;
 mod pyyaml;
 mod store;
 mod web_browser;
+mod web_login;
 mod web_pages;
 mod web_security;
 mod web_wiring;

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use arbiter_zebu::config::SecretToken;
 use arbiter_zebu::plan::Edit;
 use arbiter_zebu::queue::Queue;
 use reqwest::StatusCode;
@@ -26,8 +27,8 @@ struct Served {
 
 async fn serve_router(q: &TempQueue) -> Served {
     let tokens = BTreeMap::from([
-        ("builder".to_owned(), BUILDER_TOKEN.to_owned()),
-        ("reviewer".to_owned(), REVIEWER_TOKEN.to_owned()),
+        ("builder".to_owned(), SecretToken::new(BUILDER_TOKEN)),
+        ("reviewer".to_owned(), SecretToken::new(REVIEWER_TOKEN)),
     ]);
     let queue = Queue::open(q.root(), true).unwrap();
     let stop = CancellationToken::new();

@@ -5,14 +5,21 @@
 //! Needs `chromium` and `chromedriver` (Debian: chromium, chromium-driver); without them the test is skipped with
 //! a message, unless `ARBITER_REQUIRE_BROWSER=1` (CI sets it) makes that a failure. `ARBITER_SCREENSHOTS=1`
 //! rewrites the screenshots in docs/screenshots/.
+//!
+//! The queue, plan, bulk and stats pages are checked with axe-core's WCAG 2.1 A and AA rules. axe-core is the
+//! version pinned in `.ci/axe/package-lock.json` (`npm ci --prefix .ci/axe` installs it; `ARBITER_AXE` names
+//! another `axe.min.js`); without it that check is skipped with a message, unless `ARBITER_REQUIRE_AXE=1` (CI sets
+//! it) makes that a failure.
 
 use std::net::TcpListener;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::{Client, ClientBuilder, Locator};
+
+use serde_json::json;
 
 use crate::support::web::Dash;
 use crate::support::{RICH_CONTEXT, TempQueue, plan_with};
@@ -85,6 +92,52 @@ async fn browser() -> Option<(Driver, Client)> {
             Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
         }
     }
+}
+
+/// axe-core's script, or `None` (with a message) when it is not installed.
+fn axe_script() -> Option<String> {
+    let path = std::env::var_os("ARBITER_AXE").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/axe/node_modules/axe-core/axe.min.js"),
+        PathBuf::from,
+    );
+    match std::fs::read_to_string(&path) {
+        Ok(script) => Some(script),
+        Err(e) => {
+            assert!(
+                std::env::var_os("ARBITER_REQUIRE_AXE").is_none(),
+                "ARBITER_REQUIRE_AXE is set but axe-core is not installed: {}: {e}",
+                path.display()
+            );
+            eprintln!(
+                "skipped the accessibility check: {}: {e} (`npm ci --prefix .ci/axe` installs axe-core)",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
+/// Runs axe-core in the page, resolving to its violations (rule, impact, help and the elements) or to an error.
+const AXE_RUN: &str = "
+const done = arguments[arguments.length - 1];
+const tags = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+axe.run(document, { runOnly: { type: 'tag', values: tags } }).then(
+  (results) => done(results.violations.map((v) => ({
+    rule: v.id, impact: v.impact, help: v.help, elements: v.nodes.map((n) => n.html),
+  }))),
+  (error) => done({ error: String(error) }),
+);";
+
+/// Checks the page `c` shows with axe-core (injected over WebDriver, which the page's CSP does not govern).
+async fn assert_accessible(c: &Client, axe: &str, page: &str) {
+    c.execute(axe, vec![]).await.unwrap();
+    let violations = c.execute_async(AXE_RUN, vec![]).await.unwrap();
+    assert_eq!(
+        violations,
+        json!([]),
+        "axe-core finds WCAG 2.1 A/AA violations on the {page} page:\n{}",
+        serde_json::to_string_pretty(&violations).unwrap()
+    );
 }
 
 /// Waits until the page source contains `text`.
@@ -167,6 +220,9 @@ async fn the_dashboard_in_a_browser() {
     };
     let dash = Dash::start(queue()).await;
     sign_in(&dash, &c).await;
+    if let Some(axe) = axe_script() {
+        accessible_pages(&dash, &c, &axe).await;
+    }
     answer_by_click_and_by_keyboard(&dash, &c).await;
     custom_answer_and_submit(&dash, &c).await;
     stale_view(&dash, &c).await;
@@ -188,6 +244,20 @@ async fn sign_in(dash: &Dash, c: &Client) {
         .unwrap();
     assert!(rows[0].text().await.unwrap().contains("Plan u1"));
     screenshot(c, "queue").await;
+}
+
+async fn accessible_pages(dash: &Dash, c: &Client, axe: &str) {
+    let pages = [
+        ("queue", "/queue", "Plan b9"),
+        ("plan", "/plan?id=cache-rollout", "Decision 1"),
+        ("bulk", "/bulk?plan=b0&plan=b1", "Answer 2 plans together"),
+        ("stats", "/stats", "Stats"),
+    ];
+    for (page, path, shows) in pages {
+        c.goto(&format!("{}{path}", dash.base)).await.unwrap();
+        wait_for(c, shows).await;
+        assert_accessible(c, axe, page).await;
+    }
 }
 
 async fn answer_by_click_and_by_keyboard(dash: &Dash, c: &Client) {

@@ -4,7 +4,6 @@
 use std::ffi::OsString;
 use std::io::{IsTerminal, Read};
 use std::path::Path;
-use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Subcommand, ValueEnum};
@@ -12,6 +11,21 @@ use clap::{Args, Subcommand, ValueEnum};
 use crate::agent::hook::{self, HookOptions, OnTimeout, PlanOptions, Reply};
 
 use super::duration;
+
+/// What kept the hook from asking (`reason`): it answers `ask`, in the format of `answer_as`.
+#[derive(Debug, thiserror::Error)]
+#[error("{reason}")]
+pub struct HookFallback {
+    answer_as: Option<hook::Event>,
+    reason: String,
+}
+
+impl HookFallback {
+    /// Prints the fallback answer, as any answer is printed.
+    pub fn print(&self) {
+        print(&Reply::fallback(self.answer_as, &self.reason));
+    }
+}
 
 #[derive(Debug, Subcommand)]
 pub enum HookCommand {
@@ -42,12 +56,14 @@ enum Fallback {
     Ask,
 }
 
-pub fn run(queue: Option<&Path>, command: HookCommand) -> ExitCode {
+/// Asks the human and prints Claude Code's decision; what keeps it from asking is a [`HookFallback`], which
+/// answers `ask`.
+pub fn run(queue: Option<&Path>, command: HookCommand) -> Result<(), HookFallback> {
     let HookCommand::ClaudeCode(args) = command;
-    let text = match read_input() {
-        Ok(text) => text,
-        Err(reason) => return print(&Reply::fallback(Some(hook::Event::PreToolUse), &reason)),
-    };
+    let text = read_input().map_err(|reason| HookFallback {
+        answer_as: Some(hook::Event::PreToolUse),
+        reason,
+    })?;
     let options = HookOptions {
         timeout: args.timeout,
         timeout_label: duration::format(args.timeout),
@@ -62,17 +78,15 @@ pub fn run(queue: Option<&Path>, command: HookCommand) -> ExitCode {
             deadline: Some(duration::format(args.timeout)),
         },
     };
-    let reply = match tokio::runtime::Builder::new_current_thread()
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-    {
-        Ok(runtime) => runtime.block_on(hook::answer(&text, || super::open_queue(queue), &options)),
-        Err(e) => Reply::fallback(
-            hook::input::answer_as(&text),
-            &format!("cannot start the tokio runtime: {e}"),
-        ),
-    };
-    print(&reply)
+        .map_err(|e| HookFallback {
+            answer_as: hook::input::answer_as(&text),
+            reason: format!("cannot start the tokio runtime: {e}"),
+        })?;
+    print(&runtime.block_on(hook::answer(&text, || super::open_queue(queue), &options)));
+    Ok(())
 }
 
 /// Is this command line a `hook claude-code` call (whose argument errors must still answer)?
@@ -84,7 +98,8 @@ pub fn is_hook_call(args: impl IntoIterator<Item = OsString>) -> bool {
 
 /// A command line error of `hook claude-code` answers `ask` too, so a typo in settings.json does not block every
 /// tool call.
-pub fn bad_arguments(error: &clap::Error) -> ExitCode {
+#[must_use]
+pub fn bad_arguments(error: &clap::Error) -> HookFallback {
     let message = error.to_string();
     let first = message.lines().next().unwrap_or_default();
     let reason = format!(
@@ -95,7 +110,7 @@ pub fn bad_arguments(error: &clap::Error) -> ExitCode {
         Ok(text) => hook::input::answer_as(&text),
         Err(_) => Some(hook::Event::PreToolUse),
     };
-    print(&Reply::fallback(answer_as, &reason))
+    HookFallback { answer_as, reason }
 }
 
 /// Standard input as text; a terminal is refused rather than waited on.
@@ -111,12 +126,12 @@ fn read_input() -> Result<String, String> {
     String::from_utf8(bytes).map_err(|_| "the hook input is not UTF-8 text".to_owned())
 }
 
-fn print(reply: &Reply) -> ExitCode {
+/// Prints a hook's answer: the note on stderr, the decision JSON on stdout.
+fn print(reply: &Reply) {
     if let Some(note) = &reply.stderr {
         eprintln!("{note}");
     }
     if let Some(json) = &reply.stdout {
         println!("{json}");
     }
-    ExitCode::SUCCESS
 }

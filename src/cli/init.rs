@@ -1,12 +1,11 @@
 //! `arbiter init`: the flags mapped onto [`crate::init::init`].
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use crate::config::process_env;
-use crate::init::{self, InitError, InitOptions, TerminalIo};
+use crate::init::{self, InitOptions, TerminalIo};
 
-use super::exit;
+use super::CliError;
 
 /// The flags of `arbiter init` (plus the global `--queue`).
 #[derive(Debug, clap::Args)]
@@ -29,8 +28,8 @@ pub struct InitArgs {
     force: bool,
 }
 
-pub fn run(args: InitArgs, queue: Option<PathBuf>) -> ExitCode {
-    let result = InitOptions::from_env(&process_env).and_then(|opts| {
+pub fn run(args: InitArgs, queue: Option<PathBuf>) -> Result<(), CliError> {
+    let report = InitOptions::from_env(&process_env).and_then(|opts| {
         let opts = InitOptions {
             token: args.token,
             users: args.users,
@@ -42,26 +41,7 @@ pub fn run(args: InitArgs, queue: Option<PathBuf>) -> ExitCode {
             ..opts
         };
         init::init(opts, &mut TerminalIo)
-    });
-    match result {
-        Ok(report) => {
-            print!("{report}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("arbiter: {e}");
-            let invalid = matches!(
-                e,
-                InitError::NoUsers
-                    | InitError::InvalidUser(_)
-                    | InitError::InvalidToken
-                    | InitError::InvalidApiUrl(_)
-            );
-            ExitCode::from(if invalid {
-                exit::INVALID
-            } else {
-                exit::FAILURE
-            })
-        }
-    }
+    })?;
+    print!("{report}");
+    Ok(())
 }

@@ -1,15 +1,14 @@
 //! `arbiter lint FILE...`: the diagnosis the daemon would log, one line per problem.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use crate::queue::{self, Location, StoreError};
 
-use super::{configured_access, exit};
+use super::{CliError, configured_access};
 
-pub fn run(files: &[PathBuf]) -> ExitCode {
+pub fn run(files: &[PathBuf]) -> Result<(), CliError> {
     let access = configured_access();
-    let mut failed = false;
+    let mut failed = 0;
     for path in files {
         let checked = queue::load(path, Location::Pending).and_then(|loaded| {
             match access.as_ref().and_then(|a| a.unknown_people(&loaded.plan)) {
@@ -29,18 +28,18 @@ pub fn run(files: &[PathBuf]) -> ExitCode {
                 );
             }
             Err(StoreError::Invalid(d)) => {
-                failed = true;
+                failed += 1;
                 eprintln!("{d}");
             }
             Err(e) => {
-                failed = true;
+                failed += 1;
                 eprintln!("{e}");
             }
         }
     }
-    if failed {
-        ExitCode::from(exit::FAILURE)
+    if failed > 0 {
+        Err(CliError::Lint(failed))
     } else {
-        ExitCode::SUCCESS
+        Ok(())
     }
 }

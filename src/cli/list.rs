@@ -1,17 +1,16 @@
 //! `arbiter list`: the pending queue as a terminal table.
 
 use std::path::Path;
-use std::process::ExitCode;
 
 use chrono::{DateTime, Utc};
 
-use crate::agent::AgentError;
+use super::CliError;
 use crate::agent::report::StatusReport;
 use std::sync::Arc;
 
 use crate::queue::Loaded;
 
-pub fn run(queue: Option<&Path>, json: bool) -> Result<ExitCode, AgentError> {
+pub fn run(queue: Option<&Path>, json: bool) -> Result<(), CliError> {
     let scan = super::open_queue(queue)?.scan_pending()?;
     for problem in &scan.problems {
         eprintln!("arbiter: warning: {}", problem.diagnostic);
@@ -26,7 +25,7 @@ pub fn run(queue: Option<&Path>, json: bool) -> Result<ExitCode, AgentError> {
     } else {
         print!("{}", table(&plans, Utc::now()));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// The table: priority, tag, title, progress, age and id; most urgent first, then oldest first.

@@ -10,6 +10,10 @@ use crate::agent::{self, AgentError};
 use crate::queue::Queue;
 
 use crate::plan::duration;
+
+pub use error::{CliError, exit};
+
+mod error;
 mod hook;
 mod init;
 mod lint;
@@ -22,16 +26,6 @@ mod stats;
 mod table;
 mod wait;
 mod web_login;
-
-/// Exit codes every command shares (documented in README).
-pub mod exit {
-    /// Something failed at run time: I/O, an unknown id, the daemon could not start.
-    pub const FAILURE: u8 = 1;
-    /// The input was invalid: bad arguments, a plan that does not validate (nothing was written).
-    pub const INVALID: u8 = 2;
-    /// `arbiter await` reached its timeout before the plan was completed.
-    pub const TIMEOUT: u8 = 3;
-}
 
 #[derive(Debug, Parser)]
 #[command(
@@ -121,12 +115,12 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Print a one-time login link (10 minutes) for the web dashboard; works while the daemon runs.
+    /// Print a one-time login link (10 minutes) for the web dashboard of the daemon running with this config.
     WebLogin {
         /// The Telegram user id to sign in as (one of telegram.allowedUsers).
         #[arg(long, value_name = "ID")]
         user: u64,
-        /// Config file to use instead of the default.
+        /// Config file to use instead of the default: the one the daemon was started with (`run --config`).
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
     },
@@ -145,24 +139,26 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() && hook::is_hook_call(std::env::args_os()) => {
-            return hook::bad_arguments(&e);
+            return CliError::from(hook::bad_arguments(&e)).report();
         }
         Err(e) => e.exit(),
     };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => e.report(),
+    }
+}
+
+/// Runs one command; every failure comes back here, to be printed once by [`CliError::report`].
+fn run(cli: Cli) -> Result<(), CliError> {
     let queue = cli.queue.as_deref();
-    let result = match cli.command {
-        Command::Run { config } => return run::run(config),
-        Command::Lint { files } => return lint::run(&files),
-        Command::WebLogin { user, config } => return web_login::run(config, user),
-        Command::Init(args) => return init::run(args, cli.queue),
-        Command::Hook { command } => return hook::run(queue, command),
-        Command::Demo => match crate::demo::run(&mut std::io::stdout()) {
-            Ok(()) => return ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("arbiter: {e}");
-                return ExitCode::from(exit::FAILURE);
-            }
-        },
+    match cli.command {
+        Command::Run { config } => run::run(config),
+        Command::Lint { files } => lint::run(&files),
+        Command::WebLogin { user, config } => Ok(web_login::run(config, user)?),
+        Command::Init(args) => init::run(args, cli.queue),
+        Command::Hook { command } => Ok(hook::run(queue, command)?),
+        Command::Demo => Ok(crate::demo::run(&mut std::io::stdout())?),
         Command::Push { file, json } => push::run(queue, &file, json),
         Command::Status { id, json } => show::status(queue, &id, json),
         Command::Get { id, json } => show::get(queue, &id, json),
@@ -172,25 +168,27 @@ pub fn main() -> ExitCode {
         }
         Command::List { json } => list::run(queue, json),
         Command::Stats { since, json } => stats::run(queue, since.as_deref(), json),
-        Command::Mcp => open_queue(queue).and_then(crate::mcp::run),
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) => fail(&e),
+        Command::Mcp => {
+            open_queue(queue).and_then(crate::mcp::run)?;
+            Ok(())
+        }
     }
 }
 
-/// Prints an error and returns its exit code: 2 for invalid input, 1 for everything else.
-fn fail(e: &AgentError) -> ExitCode {
-    eprintln!("arbiter: {e}");
-    ExitCode::from(if e.is_invalid_input() {
-        exit::INVALID
-    } else {
-        exit::FAILURE
-    })
+/// The config file (`--config`, else the arbiter home's) and its validated contents.
+fn load_config(
+    config_path: Option<PathBuf>,
+) -> Result<(PathBuf, crate::config::Config), crate::config::ConfigError> {
+    let path = match config_path {
+        Some(p) => p,
+        None => {
+            crate::config::config_file(&crate::config::arbiter_home(&crate::config::process_env)?)
+        }
+    };
+    let cfg = crate::config::Config::load(&path, &crate::config::process_env)?;
+    Ok((path, cfg))
 }
 
-/// The queue the agent commands use (see [`agent::resolve_queue_dir`]); missing folders are created.
 /// Who the daemon may talk to and their names, when this machine's config can be read (else what needs it is
 /// left out: an agent's machine may have no config).
 fn configured_access() -> Option<crate::actions::Access> {
@@ -203,6 +201,7 @@ fn configured_access() -> Option<crate::actions::Access> {
     )
 }
 
+/// The queue the agent commands use (see [`agent::resolve_queue_dir`]); missing folders are created.
 fn open_queue(flag: Option<&Path>) -> Result<Queue, AgentError> {
     let dir = agent::resolve_queue_dir(flag, &crate::config::process_env)?;
     Ok(Queue::open(dir, true)?)

@@ -1,9 +1,8 @@
 //! `arbiter notifications [--session S] [--ack] [--json]`.
 
 use std::path::Path;
-use std::process::ExitCode;
 
-use crate::agent::AgentError;
+use super::CliError;
 use crate::agent::notifications::{self, Notification};
 
 pub fn run(
@@ -11,7 +10,7 @@ pub fn run(
     session: Option<&str>,
     ack: bool,
     json: bool,
-) -> Result<ExitCode, AgentError> {
+) -> Result<(), CliError> {
     let queue = super::open_queue(queue)?;
     let found = notifications::list(&queue.notify_dir(), session)?;
     // Only what was printed is acknowledged: a file that can't be read is reported and kept.
@@ -46,5 +45,5 @@ pub fn run(
             n.ack()?;
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

@@ -2,11 +2,11 @@
 
 use std::io::Read;
 use std::path::Path;
-use std::process::ExitCode;
 
+use super::CliError;
 use crate::agent::{self, AgentError};
 
-pub fn run(queue: Option<&Path>, file: &Path, json: bool) -> Result<ExitCode, AgentError> {
+pub fn run(queue: Option<&Path>, file: &Path, json: bool) -> Result<(), CliError> {
     let (text, source) = if file == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -31,7 +31,7 @@ pub fn run(queue: Option<&Path>, file: &Path, json: bool) -> Result<ExitCode, Ag
     } else {
         println!("{}", pushed.id);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 fn utf8(bytes: Vec<u8>, source: &str) -> Result<String, AgentError> {

@@ -1,67 +1,30 @@
 //! `arbiter run [--config F]`: load the config, set up logging, run the daemon until SIGTERM or Ctrl-C.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
-use crate::config::{self, Config, process_env};
+use crate::config::{self, Config};
 use crate::daemon::{self, Settings};
 use crate::queue::watcher::Mode;
 
-use super::exit;
+use super::CliError;
 
-pub fn run(config_path: Option<PathBuf>) -> ExitCode {
-    let (path, cfg) = match load(config_path) {
-        Ok(loaded) => loaded,
-        Err(code) => return code,
-    };
+pub fn run(config_path: Option<PathBuf>) -> Result<(), CliError> {
+    let (path, cfg) = super::load_config(config_path)?;
     init_logging(&cfg.logs.dir, cfg.logs.level);
     if let Some(w) = Config::permission_warning(&path) {
         tracing::warn!("{w}");
     }
     let settings = settings_from(&cfg);
     tracing::info!(queue = %settings.queue_dir.display(), users = settings.allowed_users.len(), "arbiter daemon starting");
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("arbiter: can't start the async runtime: {e}");
-            return ExitCode::from(exit::FAILURE);
-        }
-    };
-    match runtime.block_on(daemon::run(settings, shutdown_signal())) {
-        Ok(()) => {
-            tracing::info!("stopped");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            tracing::error!(error = %e, "the daemon could not start");
-            eprintln!("arbiter: {e}");
-            ExitCode::from(exit::FAILURE)
-        }
-    }
-}
-
-/// The config file (`--config`, else the arbiter home's) and its validated contents; the error is printed.
-pub fn load(config_path: Option<PathBuf>) -> Result<(PathBuf, Config), ExitCode> {
-    let path = match config_path {
-        Some(p) => p,
-        None => match config::arbiter_home(&process_env) {
-            Ok(home) => config::config_file(&home),
-            Err(e) => {
-                eprintln!("arbiter: {e}");
-                return Err(ExitCode::from(exit::FAILURE));
-            }
-        },
-    };
-    match Config::load(&path, &process_env) {
-        Ok(c) => Ok((path, c)),
-        Err(e) => {
-            eprintln!("arbiter: {e}");
-            Err(ExitCode::from(exit::FAILURE))
-        }
-    }
+        .map_err(CliError::Runtime)?;
+    runtime
+        .block_on(daemon::run(settings, shutdown_signal()))
+        .inspect_err(|e| tracing::error!(error = %e, "the daemon could not start"))?;
+    tracing::info!("stopped");
+    Ok(())
 }
 
 /// Daemon settings from a loaded config.
@@ -90,13 +53,10 @@ pub fn settings_from(cfg: &Config) -> Settings {
         public_url: w.public_url.clone(),
         session_days: w.session_days,
         state_dir: crate::web::WebSettings::state_dir_for(&cfg.path),
-        agent_tokens: w
-            .agent_tokens
-            .iter()
-            .map(|(name, token)| (name.clone(), token.expose().to_owned()))
-            .collect(),
-        bot_token: cfg.telegram.token.expose().to_owned(),
+        agent_tokens: w.agent_tokens.clone(),
+        bot_token: cfg.telegram.token.clone(),
         timezone: cfg.notifications.timezone.clone(),
+        config_file: Some(cfg.path.clone()),
     });
     // With an https public URL, the bot offers the dashboard as a Telegram Mini App.
     s.dashboard_url = cfg

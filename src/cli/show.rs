@@ -1,12 +1,12 @@
 //! `arbiter status ID` and `arbiter get ID`.
 
 use std::path::Path;
-use std::process::ExitCode;
 
+use super::CliError;
 use crate::agent::AgentError;
 use crate::agent::report::{AnswersReport, StatusReport};
 
-pub fn status(queue: Option<&Path>, id: &str, json: bool) -> Result<ExitCode, AgentError> {
+pub fn status(queue: Option<&Path>, id: &str, json: bool) -> Result<(), CliError> {
     let loaded = super::open_queue(queue)?.find(id)?;
     let report = StatusReport::of(&loaded);
     if json {
@@ -14,13 +14,13 @@ pub fn status(queue: Option<&Path>, id: &str, json: bool) -> Result<ExitCode, Ag
     } else {
         print!("{}", report.text());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
-pub fn get(queue: Option<&Path>, id: &str, json: bool) -> Result<ExitCode, AgentError> {
+pub fn get(queue: Option<&Path>, id: &str, json: bool) -> Result<(), CliError> {
     let loaded = super::open_queue(queue)?.find(id)?;
     print_answers(&AnswersReport::of(&loaded), json)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// The output of `get` and of a successful `await`.

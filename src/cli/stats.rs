@@ -1,10 +1,10 @@
 //! `arbiter stats`: the figures of [`crate::stats`] over the queue folder, as tables or `--json`.
 
 use std::path::Path;
-use std::process::ExitCode;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
+use super::CliError;
 use super::table::aligned;
 use crate::agent::AgentError;
 use crate::plan::duration;
@@ -14,7 +14,7 @@ use crate::stats::{self, Group, Spread, Stats};
 /// The period when `--since` is not given.
 pub const DEFAULT_SINCE: &str = "30d";
 
-pub fn run(queue: Option<&Path>, since: Option<&str>, json: bool) -> Result<ExitCode, AgentError> {
+pub fn run(queue: Option<&Path>, since: Option<&str>, json: bool) -> Result<(), CliError> {
     let now = Utc::now();
     let since = parse_since(since.unwrap_or(DEFAULT_SINCE), now).map_err(AgentError::Invalid)?;
     let queue = super::open_queue(queue)?;
@@ -45,7 +45,7 @@ pub fn run(queue: Option<&Path>, since: Option<&str>, json: bool) -> Result<Exit
     } else {
         print!("{}", report(&stats));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// `--since`: a duration back from `now` (`30d`, `12h`), an RFC 3339 time, or a date (midnight UTC).

@@ -1,20 +1,19 @@
 //! `arbiter await ID [--timeout D]`.
 
 use std::path::Path;
-use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::agent::report::AnswersReport;
 use crate::agent::{self, AgentError, WaitOutcome};
 
-use super::exit;
+use super::CliError;
 
 pub fn run(
     queue: Option<&Path>,
     id: &str,
     timeout: Option<Duration>,
     json: bool,
-) -> Result<ExitCode, AgentError> {
+) -> Result<(), CliError> {
     let queue = super::open_queue(queue)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -26,19 +25,18 @@ pub fn run(
     match runtime.block_on(agent::wait_for_completion(&queue, id, timeout))? {
         WaitOutcome::Completed(loaded) => {
             super::show::print_answers(&AnswersReport::of(&loaded), json)?;
-            Ok(ExitCode::SUCCESS)
+            Ok(())
         }
         WaitOutcome::TimedOut(loaded) => {
             let p = &loaded.plan;
-            eprintln!(
-                "arbiter: timed out: plan `{id}` is not completed after {} ({}, {}/{} answered, {} remaining)",
+            Err(CliError::TimedOut(format!(
+                "timed out: plan `{id}` is not completed after {} ({}, {}/{} answered, {} remaining)",
                 crate::plan::duration::format(timeout.unwrap_or_default()),
                 p.status,
                 p.answered(),
                 p.decisions.len(),
                 p.remaining()
-            );
-            Ok(ExitCode::from(exit::TIMEOUT))
+            )))
         }
     }
 }

@@ -6,8 +6,9 @@
 //!
 //! ```no_run
 //! # use std::collections::BTreeMap;
+//! # use arbiter_zebu::config::SecretToken;
 //! # use tokio_util::sync::CancellationToken;
-//! # async fn serve(app: axum::Router, queue: arbiter_zebu::queue::Queue, agent_tokens: BTreeMap<String, String>,
+//! # async fn serve(app: axum::Router, queue: arbiter_zebu::queue::Queue, agent_tokens: BTreeMap<String, SecretToken>,
 //! #     listener: tokio::net::TcpListener) -> std::io::Result<()> {
 //! let stop = CancellationToken::new();
 //! let app = app.merge(arbiter_zebu::mcp::http::router(queue, &agent_tokens, stop.clone()));
@@ -40,6 +41,7 @@ use subtle::ConstantTimeEq;
 use tokio_util::sync::CancellationToken;
 
 use super::server::{ArbiterServer, CallerAgent};
+use crate::config::SecretToken;
 use crate::queue::Queue;
 
 /// The path the MCP endpoint is served at.
@@ -54,7 +56,7 @@ pub const PATH: &str = "/mcp";
 /// Cancelling `stop` ends every session and open event stream (and the endpoint then refuses new requests).
 pub fn router(
     queue: Queue,
-    agent_tokens: &BTreeMap<String, String>,
+    agent_tokens: &BTreeMap<String, SecretToken>,
     stop: CancellationToken,
 ) -> Router {
     let mcp = StreamableHttpService::new(
@@ -76,11 +78,11 @@ pub fn router(
 struct Tokens(Vec<(String, [u8; 32])>);
 
 impl Tokens {
-    fn new(agent_tokens: &BTreeMap<String, String>) -> Tokens {
+    fn new(agent_tokens: &BTreeMap<String, SecretToken>) -> Tokens {
         Tokens(
             agent_tokens
                 .iter()
-                .map(|(agent, token)| (agent.clone(), digest(token.as_bytes())))
+                .map(|(agent, token)| (agent.clone(), digest(token.expose().as_bytes())))
                 .collect(),
         )
     }
@@ -140,8 +142,8 @@ mod tests {
 
     fn tokens() -> Tokens {
         Tokens::new(&BTreeMap::from([
-            ("builder".to_owned(), "s3cret-one".to_owned()),
-            ("reviewer".to_owned(), "s3cret-two".to_owned()),
+            ("builder".to_owned(), SecretToken::new("s3cret-one")),
+            ("reviewer".to_owned(), SecretToken::new("s3cret-two")),
         ]))
     }
 

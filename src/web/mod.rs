@@ -13,6 +13,7 @@ mod layout;
 pub mod markdown;
 mod pages;
 mod plan_page;
+pub mod serving;
 mod stats_page;
 
 use std::io;
@@ -26,6 +27,7 @@ use axum::routing::{get, post};
 use tokio::sync::broadcast;
 
 use crate::actions::{Action, Actions, Actor, Outcome};
+use crate::config::{BotToken, SecretToken};
 use crate::queue::Loaded;
 
 pub use auth::AuthStore;
@@ -40,11 +42,13 @@ pub struct WebSettings {
     /// Login links and sessions (`logins/`, `sessions/`).
     pub state_dir: PathBuf,
     /// Agent name → bearer token for MCP over HTTP (`POST /mcp`); empty: every MCP request gets 401.
-    pub agent_tokens: std::collections::BTreeMap<String, String>,
+    pub agent_tokens: std::collections::BTreeMap<String, SecretToken>,
     /// The bot token: a Telegram Mini App's `initData` is signed with it (`POST /auth/telegram`).
-    pub bot_token: String,
+    pub bot_token: BotToken,
     /// `notifications.timezone`: the days of the stats chart.
     pub timezone: jiff::tz::TimeZone,
+    /// The config file `arbiter run` read, for `arbiter web-login` to name when it is run with another one.
+    pub config_file: Option<PathBuf>,
 }
 
 impl WebSettings {
@@ -92,7 +96,8 @@ pub(crate) struct Web {
     pub changes: broadcast::Sender<()>,
     pub public_url: Option<url::Url>,
     pub session_days: u32,
-    pub bot_token: Arc<str>,
+    /// Read only where a Mini App's `initData` signature is checked.
+    pub bot_token: Arc<BotToken>,
     pub timezone: jiff::tz::TimeZone,
     /// Becomes `true` when the daemon stops: open event streams end with it.
     pub stop: tokio::sync::watch::Receiver<bool>,
@@ -156,6 +161,8 @@ pub struct Running {
     pub links: Links,
     pub addr: SocketAddr,
     stop: tokio::sync::watch::Sender<bool>,
+    /// Tells `arbiter web-login` that this dashboard serves the queue, until it stops.
+    _announced: Option<serving::Announced>,
 }
 
 impl Drop for Running {
@@ -194,6 +201,7 @@ pub async fn start(
         addr: settings.listen,
         source,
     })?;
+    let queue_root = actions.queue().root().to_owned();
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let mcp_stop = tokio_util::sync::CancellationToken::new();
     let mcp = crate::mcp::http::router(
@@ -207,7 +215,7 @@ pub async fn start(
         changes,
         public_url: settings.public_url.clone(),
         session_days: settings.session_days,
-        bot_token: Arc::from(settings.bot_token.as_str()),
+        bot_token: Arc::new(settings.bot_token.clone()),
         timezone: settings.timezone.clone(),
         stop: stopped.clone(),
     };
@@ -227,14 +235,43 @@ pub async fn start(
         }
     });
     tracing::info!(%addr, "web dashboard listening");
+    let links = Links {
+        auth,
+        base: Links::base_for(addr, settings.public_url.as_ref()),
+    };
+    let announced = announce(settings, &queue_root, &links.base);
     Ok(Running {
-        links: Links {
-            auth,
-            base: Links::base_for(addr, settings.public_url.as_ref()),
-        },
+        links,
         addr,
         stop,
+        _announced: announced,
     })
+}
+
+/// Records in the queue folder that this dashboard serves it (for `arbiter web-login`). Without the record the
+/// dashboard still works, and `web-login` refuses to make links for it, so a failure is only a warning.
+fn announce(
+    settings: &WebSettings,
+    queue_root: &std::path::Path,
+    base: &str,
+) -> Option<serving::Announced> {
+    let canonical = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+    let record = serving::Serving {
+        state_dir: canonical(&settings.state_dir),
+        base: base.to_owned(),
+        config: settings.config_file.as_deref().map(canonical),
+    };
+    match serving::announce(queue_root, &record) {
+        Ok(Some(announced)) => Some(announced),
+        Ok(None) => {
+            tracing::warn!(queue = %queue_root.display(), "another dashboard holds {}; `arbiter web-login` names that one", serving::FILE);
+            None
+        }
+        Err(e) => {
+            tracing::warn!(queue = %queue_root.display(), error = %e, "can't record the dashboard in {}; `arbiter web-login` will not make links for it", serving::FILE);
+            None
+        }
+    }
 }
 
 fn router(web: Web) -> Router {
@@ -262,4 +299,45 @@ fn router(web: Web) -> Router {
             move |response: axum::response::Response| guard::headers(response, frame_ancestors),
         ))
         .with_state(web)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BOT: &str = "123456:bot-secret-never-printed";
+    const AGENT: &str = "agent-secret-never-printed";
+
+    fn settings() -> WebSettings {
+        WebSettings {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8470)),
+            public_url: None,
+            session_days: 30,
+            state_dir: PathBuf::from("/tmp/arbiter-web"),
+            agent_tokens: [("builder".to_owned(), SecretToken::new(AGENT))].into(),
+            bot_token: BotToken::new(BOT),
+            timezone: jiff::tz::TimeZone::UTC,
+            config_file: None,
+        }
+    }
+
+    #[test]
+    fn printing_the_settings_shows_no_token() {
+        let web = settings();
+        let mut daemon = crate::daemon::Settings::new(
+            BotToken::new(BOT),
+            vec![7],
+            PathBuf::from("/tmp/arbiter-queue"),
+        );
+        daemon.web = Some(web.clone());
+        for printed in [
+            format!("{web:?}"),
+            format!("{web:#?}"),
+            format!("{daemon:?}"),
+        ] {
+            assert!(!printed.contains("secret-never-printed"), "{printed}");
+        }
+        // What is printed still names the agents (a typed token hides its value, not that it is there).
+        assert!(format!("{web:?}").contains(r#""builder": SecretToken(<redacted>)"#));
+    }
 }

@@ -150,8 +150,11 @@ pub async fn telegram_login(
         return refused.into_response();
     }
     let now = chrono::Utc::now().timestamp();
-    let user = match crate::telegram::webapp::verify_init_data(&form.init_data, &web.bot_token, now)
-    {
+    let user = match crate::telegram::webapp::verify_init_data(
+        &form.init_data,
+        web.bot_token.expose(),
+        now,
+    ) {
         Ok(user) if web.actions.access().is_member(user) => user,
         Ok(user) => {
             tracing::warn!(
@@ -262,9 +265,13 @@ pub async fn queue(
     tags.dedup();
     let mut shown: Vec<&Plan> = all.iter().copied().filter(|p| filter.keeps(p)).collect();
     order(&mut shown, now);
-    let select = |name: &str, values: &[&str], current: &str| {
+    // Each filter has a visible label tied to it (`for`): a screen reader names the box, a click on the word
+    // focuses it.
+    let select = |name: &str, label: &str, values: &[&str], current: &str| {
+        let id = format!("filter-{name}");
         html! {
-            select name=(name) {
+            label for=(id) { (label) }
+            select #(id) name=(name) {
                 option value="" { "any " (name) }
                 @for v in values {
                     option value=(v) selected[*v == current] { (v) }
@@ -276,10 +283,11 @@ pub async fn queue(
     let body = html! {
         h1 { "Decision queue" }
         form.filters method="get" action="/queue" {
-            (select("priority", &priorities, &filter.priority))
-            (select("agent", &agents, &filter.agent))
-            (select("tag", &tags, &filter.tag))
-            input type="search" name="q" value=(filter.q) placeholder="text";
+            (select("priority", "Priority", &priorities, &filter.priority))
+            (select("agent", "Agent", &agents, &filter.agent))
+            (select("tag", "Tag", &tags, &filter.tag))
+            label for="filter-q" { "Text" }
+            input #filter-q type="search" name="q" value=(filter.q) placeholder="text";
             button type="submit" { "Filter" }
         }
         @match filter.notice.as_str() {

@@ -1,6 +1,7 @@
 //! Shared helpers for the integration tests.
 #![allow(dead_code)]
 
+pub mod binary;
 pub mod daemon;
 pub mod owner;
 pub mod web;

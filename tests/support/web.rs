@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use arbiter_zebu::config::{BotToken, SecretToken};
 use arbiter_zebu::fakebot::FakeBot;
 use arbiter_zebu::web::WebSettings;
 use reqwest::StatusCode;
@@ -66,15 +67,13 @@ impl Dash {
             public_url: None,
             session_days: 30,
             state_dir: home.path().join("web"),
-            agent_tokens: [("builder".to_owned(), AGENT_TOKEN.to_owned())].into(),
-            bot_token: fake.token().to_owned(),
+            agent_tokens: [("builder".to_owned(), SecretToken::new(AGENT_TOKEN))].into(),
+            bot_token: BotToken::new(fake.token()),
             timezone: jiff::tz::TimeZone::UTC,
+            config_file: None,
         });
         let run = Running::start_with(fake, queue, s).await;
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .expect("client");
+        let http = client();
         let mut dash = Dash {
             run,
             home,
@@ -119,21 +118,7 @@ impl Dash {
 
     /// Opens a login link and presses Sign in: the session cookie (`name=value`).
     pub async fn sign_in_with(&self, link: &str) -> Option<String> {
-        let page = self.get_url(link, None).await;
-        if page.status != StatusCode::OK {
-            return None;
-        }
-        let reply = self.post_url(link, None, Some(&self.base), &[]).await;
-        let cookie = reply
-            .headers
-            .get(reqwest::header::SET_COOKIE)?
-            .to_str()
-            .ok()?;
-        assert!(
-            cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
-            "{cookie}"
-        );
-        Some(cookie.split(';').next()?.to_owned())
+        sign_in(&self.http, &self.base, link).await
     }
 
     /// Signs in as the owner: the session cookie.
@@ -147,11 +132,7 @@ impl Dash {
     }
 
     pub async fn get_url(&self, url: &str, cookie: Option<&str>) -> Reply {
-        let mut req = self.http.get(url);
-        if let Some(c) = cookie {
-            req = req.header(reqwest::header::COOKIE, c);
-        }
-        reply(req.send().await.expect("GET")).await
+        get(&self.http, url, cookie).await
     }
 
     /// POSTs a form; `origin` is sent as the Origin header when given.
@@ -173,31 +154,7 @@ impl Dash {
         origin: Option<&str>,
         form: &[(&str, &str)],
     ) -> Reply {
-        let body = form
-            .iter()
-            .fold(
-                url::form_urlencoded::Serializer::new(String::new()),
-                |mut s, (k, v)| {
-                    s.append_pair(k, v);
-                    s
-                },
-            )
-            .finish();
-        let mut req = self
-            .http
-            .post(url)
-            .header(
-                reqwest::header::CONTENT_TYPE,
-                "application/x-www-form-urlencoded",
-            )
-            .body(body);
-        if let Some(c) = cookie {
-            req = req.header(reqwest::header::COOKIE, c);
-        }
-        if let Some(o) = origin {
-            req = req.header(reqwest::header::ORIGIN, o);
-        }
-        reply(req.send().await.expect("POST")).await
+        post(&self.http, url, cookie, origin, form).await
     }
 
     /// The dashboard's state folder.
@@ -205,6 +162,78 @@ impl Dash {
     pub fn state_dir(&self) -> PathBuf {
         self.home.path().join("web")
     }
+}
+
+/// An HTTP client that shows redirects instead of following them.
+#[must_use]
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client")
+}
+
+/// Opens a login link and presses Sign in, as a browser on the dashboard at `base` does: the session cookie
+/// (`name=value`).
+pub async fn sign_in(http: &reqwest::Client, base: &str, link: &str) -> Option<String> {
+    let page = get(http, link, None).await;
+    if page.status != StatusCode::OK {
+        return None;
+    }
+    let reply = post(http, link, None, Some(base), &[]).await;
+    let cookie = reply
+        .headers
+        .get(reqwest::header::SET_COOKIE)?
+        .to_str()
+        .ok()?;
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    Some(cookie.split(';').next()?.to_owned())
+}
+
+/// GETs `url`, with the session cookie when given.
+pub async fn get(http: &reqwest::Client, url: &str, cookie: Option<&str>) -> Reply {
+    let mut req = http.get(url);
+    if let Some(c) = cookie {
+        req = req.header(reqwest::header::COOKIE, c);
+    }
+    reply(req.send().await.expect("GET")).await
+}
+
+/// POSTs a form; `origin` is sent as the Origin header when given.
+pub async fn post(
+    http: &reqwest::Client,
+    url: &str,
+    cookie: Option<&str>,
+    origin: Option<&str>,
+    form: &[(&str, &str)],
+) -> Reply {
+    let body = form
+        .iter()
+        .fold(
+            url::form_urlencoded::Serializer::new(String::new()),
+            |mut s, (k, v)| {
+                s.append_pair(k, v);
+                s
+            },
+        )
+        .finish();
+    let mut req = http
+        .post(url)
+        .header(
+            reqwest::header::CONTENT_TYPE,
+            "application/x-www-form-urlencoded",
+        )
+        .body(body);
+    if let Some(c) = cookie {
+        req = req.header(reqwest::header::COOKIE, c);
+    }
+    if let Some(o) = origin {
+        req = req.header(reqwest::header::ORIGIN, o);
+    }
+    reply(req.send().await.expect("POST")).await
 }
 
 async fn reply(r: reqwest::Response) -> Reply {
