@@ -4,6 +4,8 @@
 #![allow(clippy::unwrap_used)]
 
 use super::*;
+use super::files::Outcome;
+use super::unit::SYSTEMD_UNIT;
 use crate::config::{Config, TokenSource};
 use std::collections::VecDeque;
 use std::fs;

@@ -6,14 +6,14 @@
 //! rescan of pending/ sees a change). Security: login links and sessions in [`auth`], headers, CSRF and Origin
 //! checks in [`guard`].
 
-pub mod auth;
+pub(crate) mod auth;
 mod bulk;
 mod guard;
 mod layout;
-pub mod markdown;
+pub(crate) mod markdown;
 mod pages;
 mod plan_page;
-pub mod serving;
+pub(crate) mod serving;
 mod stats_page;
 
 use std::io;
