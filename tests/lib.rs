@@ -31,5 +31,6 @@ mod store;
 mod web_browser;
 mod web_login;
 mod web_pages;
+mod web_rebinding;
 mod web_security;
 mod web_wiring;

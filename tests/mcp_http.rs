@@ -62,6 +62,8 @@ pub(crate) struct HttpClient {
     url: String,
     token: String,
     session: Option<String>,
+    /// Sent as `Origin` (as a browser page would): none unless asked.
+    origin: Option<String>,
 }
 
 impl HttpClient {
@@ -71,7 +73,19 @@ impl HttpClient {
             url: url.to_owned(),
             token: token.to_owned(),
             session: None,
+            origin: None,
         }
+    }
+
+    /// The `Mcp-Session-Id` the server gave on initialize.
+    pub(crate) fn session_id(&self) -> Option<String> {
+        self.session.clone()
+    }
+
+    /// The same client, sending `Origin: origin` with every request.
+    pub(crate) fn with_origin(mut self, origin: &str) -> HttpClient {
+        self.origin = Some(origin.to_owned());
+        self
     }
 
     /// POSTs one JSON-RPC message with the transport's headers.
@@ -86,6 +100,9 @@ impl HttpClient {
             request = request
                 .header("Mcp-Session-Id", session)
                 .header("MCP-Protocol-Version", "2025-06-18");
+        }
+        if let Some(origin) = &self.origin {
+            request = request.header("Origin", origin);
         }
         request.send().await.unwrap()
     }
@@ -171,7 +188,7 @@ impl HttpClient {
 }
 
 /// Every file under the queue folder with its bytes.
-fn snapshot(q: &TempQueue) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn snapshot(q: &TempQueue) -> BTreeMap<String, Vec<u8>> {
     ["pending", "completed", "notify"]
         .into_iter()
         .flat_map(|sub| {
