@@ -25,6 +25,7 @@ mod daemon_people;
 mod daemon_stats;
 mod examples;
 mod mcp;
+mod mcp_conformance;
 mod mcp_http;
 mod pyyaml;
 mod store;
