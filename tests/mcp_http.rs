@@ -107,13 +107,14 @@ impl HttpClient {
         request.send().await.unwrap()
     }
 
-    /// Sends a request and returns the JSON-RPC response with its id, from a JSON body or an event stream.
-    pub(crate) async fn request(
+    /// Sends a request and returns every message the server answered with (one JSON body, or all of an event
+    /// stream's messages: notifications first, the response last) and the response's headers.
+    pub(crate) async fn exchange(
         &self,
         id: u64,
         method: &str,
         params: Value,
-    ) -> (Value, reqwest::header::HeaderMap) {
+    ) -> (Vec<Value>, reqwest::header::HeaderMap) {
         let response = self
             .post(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
             .await;
@@ -134,10 +135,22 @@ impl HttpClient {
         } else {
             vec![serde_json::from_str(&body).unwrap()]
         };
+        (messages, headers)
+    }
+
+    /// Sends a request and returns the JSON-RPC response with its id, from a JSON body or an event stream.
+    pub(crate) async fn request(
+        &self,
+        id: u64,
+        method: &str,
+        params: Value,
+    ) -> (Value, reqwest::header::HeaderMap) {
+        let (messages, headers) = self.exchange(id, method, params).await;
         let response = messages
-            .into_iter()
+            .iter()
             .find(|m| m["id"] == json!(id))
-            .unwrap_or_else(|| panic!("no response to {method} in {body}"));
+            .cloned()
+            .unwrap_or_else(|| panic!("no response to {method} in {messages:?}"));
         assert_eq!(response["jsonrpc"], "2.0");
         (response, headers)
     }
@@ -333,6 +346,55 @@ async fn push_get_await_over_http_as_the_tokens_agent() {
         unknown["content"][0]["text"],
         "no plan with id `nope` in the queue"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arbiter_await_reports_progress_while_the_human_has_not_answered() {
+    let q = TempQueue::new();
+    let url = serve(&q).await;
+    let mut mcp = HttpClient::new(&url, BUILDER_TOKEN);
+    mcp.initialize().await;
+    let id = mcp
+        .push(
+            1,
+            json!({"title": "T", "decisions": [{"title": "A"}, {"title": "B"}]}),
+        )
+        .await;
+    let is_progress = |m: &&Value| m["method"] == "notifications/progress";
+
+    // A client that gives a progressToken hears at once that the human has not answered yet.
+    let (messages, _) = mcp
+        .exchange(
+            2,
+            "tools/call",
+            json!({"name": "arbiter_await", "arguments": {"id": id, "timeout_seconds": 1},
+                   "_meta": {"progressToken": "wait-1"}}),
+        )
+        .await;
+    let progress: Vec<&Value> = messages.iter().filter(is_progress).collect();
+    assert!(!progress.is_empty(), "{messages:?}");
+    assert_eq!(
+        progress[0]["params"],
+        json!({"progressToken": "wait-1", "progress": 0.0, "total": 1.0,
+               "message": "waiting for the human: 0 of 2 decisions answered, not submitted yet"})
+    );
+    let result = &messages.last().unwrap()["result"];
+    assert_eq!(result["structuredContent"]["status"], "pending", "{result}");
+
+    // Without one, nothing but the result.
+    let (messages, _) = mcp
+        .exchange(
+            3,
+            "tools/call",
+            json!({"name": "arbiter_await", "arguments": {"id": id, "timeout_seconds": 1}}),
+        )
+        .await;
+    assert_eq!(
+        messages.iter().filter(is_progress).count(),
+        0,
+        "{messages:?}"
+    );
+    assert_eq!(messages.len(), 1, "{messages:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
