@@ -6,7 +6,7 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::mcp_http::{HttpClient, snapshot};
+use crate::support::mcp_http::{HttpClient, snapshot};
 use crate::support::web::{AGENT_TOKEN, Dash, Reply, field, values};
 use crate::support::{TempQueue, plan_with};
 
@@ -99,7 +99,7 @@ async fn mcp_refuses_a_foreign_origin_even_with_a_valid_token_and_writes_nothing
     // A session opened the usual way (no Origin), so a refused call could name it.
     let mut agent = HttpClient::new(&url, AGENT_TOKEN);
     agent.initialize().await;
-    let session = agent.session_id().unwrap();
+    let session = agent.session.clone().unwrap();
     let bearer = format!("Bearer {AGENT_TOKEN}");
     let port = dash.base.rsplit(':').next().unwrap().to_owned();
     for origin in [
