@@ -6,6 +6,7 @@ mod support;
 
 mod architecture;
 mod cli;
+mod cli_audit;
 mod cli_await;
 mod cli_config;
 mod cli_hook;
