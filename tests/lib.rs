@@ -16,6 +16,7 @@ mod cli_stats;
 mod cli_support;
 mod crash;
 mod daemon;
+mod daemon_audit;
 mod daemon_concurrency;
 mod daemon_dashboard;
 mod daemon_deadlines;
