@@ -9,6 +9,7 @@ mod cli;
 mod cli_audit;
 mod cli_await;
 mod cli_config;
+mod cli_history;
 mod cli_hook;
 mod cli_init;
 mod cli_notifications;
