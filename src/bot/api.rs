@@ -111,11 +111,12 @@ pub fn markup(view: &View) -> Option<ReplyMarkup> {
 fn inline_keyboard(view: &View) -> InlineKeyboardMarkup {
     InlineKeyboardMarkup::new(view.keyboard.iter().map(|row| {
         row.iter()
-            .map(|b| match &b.web_app {
-                Some(url) => {
+            .map(|b| match (&b.web_app, &b.url) {
+                (Some(url), _) => {
                     InlineKeyboardButton::web_app(b.text.clone(), WebAppInfo { url: url.clone() })
                 }
-                None => InlineKeyboardButton::callback(b.text.clone(), b.data.encode()),
+                (None, Some(url)) => InlineKeyboardButton::url(b.text.clone(), url.clone()),
+                (None, None) => InlineKeyboardButton::callback(b.text.clone(), b.data.encode()),
             })
             .collect::<Vec<_>>()
     }))
