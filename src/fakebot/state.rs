@@ -99,6 +99,9 @@ pub struct SentMessage {
     pub reply_markup: Option<Markup>,
     pub disable_notification: bool,
     pub reply_to: Option<i32>,
+    /// The forum topic (`message_thread_id`) of a message in a forum supergroup; `None` elsewhere (and in the
+    /// General topic).
+    pub thread: Option<i32>,
     /// Unix seconds.
     pub date: i64,
     pub edited: bool,
@@ -193,6 +196,8 @@ pub(crate) struct State {
     /// setChatMenuButton: chat id (None: the default for every chat) → the menu button as sent.
     pub menu_buttons: HashMap<Option<i64>, Value>,
     pub next_file_id: u64,
+    /// Supergroups by chat id (negative), with their members and forum topics.
+    pub groups: HashMap<i64, super::groups::Group>,
 }
 
 pub(crate) fn now_unix() -> i64 {
@@ -216,7 +221,7 @@ pub(crate) fn user_json(user_id: i64) -> Value {
     })
 }
 
-fn chat_json(chat_id: i64) -> Value {
+fn private_chat_json(chat_id: i64) -> Value {
     json!({
         "id": chat_id,
         "type": "private",
@@ -261,6 +266,14 @@ fn entity_json(entity: &Entity) -> Value {
 }
 
 impl State {
+    /// The Bot API `Chat` object: a supergroup (a forum or not) for a group the fake knows, else a private chat.
+    pub fn chat_json(&self, chat_id: i64) -> Value {
+        match self.groups.get(&chat_id) {
+            Some(group) => group.chat_json(chat_id),
+            None => private_chat_json(chat_id),
+        }
+    }
+
     pub fn chat(&mut self, chat_id: i64) -> &mut Chat {
         self.chats.entry(chat_id).or_insert_with(|| Chat {
             next_message_id: 1,
@@ -311,9 +324,13 @@ impl State {
         let mut value = json!({
             "message_id": message.message_id,
             "date": message.date,
-            "chat": chat_json(message.chat_id),
+            "chat": self.chat_json(message.chat_id),
             "from": from,
         });
+        if let Some(thread) = message.thread {
+            value["message_thread_id"] = json!(thread);
+            value["is_topic_message"] = json!(true);
+        }
         let entities: Vec<Value> = message.entities.iter().map(entity_json).collect();
         if let Some(doc) = &message.document {
             match doc.photo {
