@@ -160,11 +160,27 @@ impl Api {
         silent: bool,
         patience: Patience,
     ) -> Result<MessageId, RequestError> {
+        self.send_in(chat, None, view, silent, patience).await
+    }
+
+    /// Sends a view as a new message into forum topic `thread` of a group (`None`: the chat itself, or a
+    /// forum's General topic); returns its id.
+    pub async fn send_in(
+        &self,
+        chat: ChatId,
+        thread: Option<i32>,
+        view: &View,
+        silent: bool,
+        patience: Patience,
+    ) -> Result<MessageId, RequestError> {
         retry("sendMessage", patience, || {
             let mut req = self
                 .bot
                 .send_message(chat, view.text.clone())
                 .parse_mode(ParseMode::MarkdownV2);
+            if let Some(thread) = thread {
+                req = req.message_thread_id(teloxide::types::ThreadId(MessageId(thread)));
+            }
             if let Some(m) = markup(view) {
                 req = req.reply_markup(m);
             }

@@ -34,6 +34,8 @@ pub struct Ctx {
     pub looks: Option<Arc<Looks>>,
     /// Login links for the web dashboard (`/web`); `None` when it is off.
     pub web: Option<crate::web::Links>,
+    /// `telegram.groups`: the team's group chats and the plan cards in them.
+    pub groups: Arc<super::groups::Groups>,
 }
 
 /// What the watcher saw change, and one look at it at a time: the watcher's loop and the commands that must show

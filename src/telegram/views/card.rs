@@ -222,6 +222,32 @@ pub fn in_group(view: View, open: Option<&url::Url>) -> View {
     View::new(view.text, keyboard)
 }
 
+/// `🔺 *Escalated* to alice, bob` with the plan's heading, what is left and how long it has waited, for the plan's
+/// topic (the people themselves get `🔺 Escalated to you` in their private chat); `📂 Open`.
+#[must_use]
+pub fn escalated_in_group(
+    plan: &Plan,
+    to: &[String],
+    open: Option<&url::Url>,
+    now: DateTime<Utc>,
+) -> View {
+    let text = fit(|caps| {
+        let names: Vec<String> = to.iter().map(|n| line(n, caps.label)).collect();
+        let mut text = format!(
+            "🔺 *Escalated* to {}\n\n{}\n📊 {}",
+            if names.is_empty() { "nobody".to_owned() } else { names.join(", ") },
+            super::announce::plan_heading(plan, caps),
+            escape(&progress(plan))
+        );
+        if let Some(due) = super::due_line(plan, now) {
+            text.push_str(&format!("\n{due}"));
+        }
+        text.into()
+    })
+    .text;
+    in_group(View::new(text, Vec::new()), open)
+}
+
 #[cfg(test)]
 #[path = "card_tests.rs"]
 mod tests;

@@ -37,7 +37,7 @@ use crate::telegram::callback::Callback;
 use crate::telegram::markdown_check::parse_markdown_v2;
 
 pub use announce::{announcement, announcement_burst, startup_summary};
-pub use card::{Card, CardState, card, deep_link, in_group};
+pub use card::{Card, CardState, card, deep_link, escalated_in_group, in_group};
 pub use decision::{after_answer, custom_prompt};
 pub use layout::{MAX_BUTTON_TEXT, MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_TEXT, sign_off_label};
 pub use notice::{PLAN_GONE_ALERT, help, not_found, problem};
