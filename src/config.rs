@@ -106,6 +106,6 @@ fn permission_warning(_path: &Path) -> Option<String> {
 mod tests;
 
 #[cfg(test)]
-mod web_tests;
-#[cfg(test)]
 mod groups_tests;
+#[cfg(test)]
+mod web_tests;

@@ -241,7 +241,9 @@ fn text_typed_on_a_form_names_the_decision_it_showed() {
         to: shown(&f, 0),
         text: "why not".into(),
     };
-    let retitled = f.text().replace("## Decision 1: Database", "## Decision 1: Datastore");
+    let retitled = f
+        .text()
+        .replace("## Decision 1: Database", "## Decision 1: Datastore");
     fs::write(&f.file, &retitled).unwrap();
     let outcome = f.take(Actor::User(OWNER), note);
     assert!(matches!(outcome, Outcome::Stale(_)), "{outcome:?}");

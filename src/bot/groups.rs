@@ -109,9 +109,12 @@ impl Groups {
                 };
                 let agent = plan.agent.as_deref().map(str::trim);
                 let tag = plan.tag.as_deref().map(str::trim);
-                let topic = find(&|r| matches!(r, TopicRule::Agent(a) if Some(a.as_str()) == agent))
-                    .or_else(|| find(&|r| matches!(r, TopicRule::Tag(t) if Some(t.as_str()) == tag)))
-                    .or_else(|| find(&|r| *r == TopicRule::Any))?;
+                let topic =
+                    find(&|r| matches!(r, TopicRule::Agent(a) if Some(a.as_str()) == agent))
+                        .or_else(|| {
+                            find(&|r| matches!(r, TopicRule::Tag(t) if Some(t.as_str()) == tag))
+                        })
+                        .or_else(|| find(&|r| *r == TopicRule::Any))?;
                 Some((g.chat, (topic != 1).then_some(topic)))
             })
             .collect()
@@ -167,11 +170,22 @@ pub fn membership(ctx: &Ctx, update: &ChatMemberUpdated) {
     let configured = ctx.groups.config.iter().any(|g| g.chat == chat);
     if present {
         lock(&ctx.groups.lost).remove(&chat);
-        tracing::info!(chat, title = update.chat.title().unwrap_or_default(), by = update.from.id.0, configured, "the bot was added to a group (telegram.groups takes this chat id)");
+        tracing::info!(
+            chat,
+            title = update.chat.title().unwrap_or_default(),
+            by = update.from.id.0,
+            configured,
+            "the bot was added to a group (telegram.groups takes this chat id)"
+        );
         ctx.groups.wake();
     } else {
         lock(&ctx.groups.lost).insert(chat);
-        tracing::warn!(chat, by = update.from.id.0, configured, "the bot was removed from a group: no more cards there");
+        tracing::warn!(
+            chat,
+            by = update.from.id.0,
+            configured,
+            "the bot was removed from a group: no more cards there"
+        );
     }
 }
 
@@ -258,7 +272,10 @@ async fn post(ctx: &Ctx, loaded: &Loaded, chat: i64, thread: Option<i32>) {
     {
         Ok(message) => {
             tracing::info!(plan = %plan.id, chat, topic = ?thread, message = message.0, "card posted");
-            let file = loaded.path.file_name().map(|n| n.to_string_lossy().into_owned());
+            let file = loaded
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned());
             let card = CardAt {
                 plan: plan.id.clone(),
                 chat,
@@ -287,7 +304,11 @@ async fn draw(ctx: &Ctx, plan: &Plan, card: &CardAt, state: CardState) {
     }
     match ctx
         .api
-        .edit(ChatId(card.chat), teloxide::types::MessageId(card.message), &view)
+        .edit(
+            ChatId(card.chat),
+            teloxide::types::MessageId(card.message),
+            &view,
+        )
         .await
     {
         Ok(()) => {
@@ -296,13 +317,19 @@ async fn draw(ctx: &Ctx, plan: &Plan, card: &CardAt, state: CardState) {
         }
         Err(e) if chat_lost(&e) => {
             ctx.groups.lose(card.chat, &e);
-            ctx.groups.cards.remove(&card.plan, card.chat, ctx.queue().root()).await;
+            ctx.groups
+                .cards
+                .remove(&card.plan, card.chat, ctx.queue().root())
+                .await;
         }
         Err(e) => {
             // The card was deleted in the group, or Telegram refuses it for good: forget it, never loop on it.
             tracing::warn!(plan = %plan.id, chat = card.chat, message = card.message, error = %e, "can't redraw a card; forgetting it");
             lock(&ctx.groups.given_up).insert(key);
-            ctx.groups.cards.remove(&card.plan, card.chat, ctx.queue().root()).await;
+            ctx.groups
+                .cards
+                .remove(&card.plan, card.chat, ctx.queue().root())
+                .await;
         }
     }
 }
@@ -322,9 +349,16 @@ async fn retire(ctx: &Ctx, id: &str) {
     for card in &cards {
         match &plan {
             Some(plan) => draw(ctx, plan, card, state).await,
-            None => tracing::info!(plan = id, chat = card.chat, "a carded plan left the queue while the daemon was down; its card stays as it was"),
+            None => tracing::info!(
+                plan = id,
+                chat = card.chat,
+                "a carded plan left the queue while the daemon was down; its card stays as it was"
+            ),
         }
-        ctx.groups.cards.remove(id, card.chat, ctx.queue().root()).await;
+        ctx.groups
+            .cards
+            .remove(id, card.chat, ctx.queue().root())
+            .await;
         lock(&ctx.groups.drawn).remove(&(id.to_owned(), card.chat));
     }
     tracing::info!(plan = id, ?state, "cards retired");
@@ -408,9 +442,13 @@ pub fn notify_topics(ctx: &Ctx, plan: &Plan, notice: TopicNotice, silent: bool) 
                 .send_in(ChatId(chat), thread, &view, silent, Patience::Interactive)
                 .await
             {
-                Ok(_) => tracing::info!(plan = %plan_id, chat, topic = ?thread, "notice sent to the plan's topic"),
+                Ok(_) => {
+                    tracing::info!(plan = %plan_id, chat, topic = ?thread, "notice sent to the plan's topic")
+                }
                 Err(e) if chat_lost(&e) => ctx.groups.lose(chat, &e),
-                Err(e) => tracing::warn!(plan = %plan_id, chat, error = %e, "can't send a notice to a group"),
+                Err(e) => {
+                    tracing::warn!(plan = %plan_id, chat, error = %e, "can't send a notice to a group")
+                }
             }
         }
     });

@@ -10,8 +10,9 @@ const TOKEN: &str = "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11";
 fn load(groups: &str) -> Result<Config, String> {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("config.json");
-    let text =
-        format!(r#"{{"telegram": {{"token": "{TOKEN}", "allowedUsers": [42], "groups": {groups}}}}}"#);
+    let text = format!(
+        r#"{{"telegram": {{"token": "{TOKEN}", "allowedUsers": [42], "groups": {groups}}}}}"#
+    );
     fs::write(&path, text).expect("write");
     Config::load(&path, &env_of(&[("HOME", "/home/ada")])).map_err(|e| {
         let full = e.to_string();
@@ -88,14 +89,13 @@ fn every_mistake_names_its_key() {
         wrong_type.starts_with("telegram.groups[0].chat: "),
         "{wrong_type}"
     );
-    let unknown = load(r#"[{"chat": -5, "topic": {}}]"#).err().unwrap_or_default();
+    let unknown = load(r#"[{"chat": -5, "topic": {}}]"#)
+        .err()
+        .unwrap_or_default();
     assert!(
         unknown.starts_with("telegram.groups[0].topic: unknown key"),
         "{unknown}"
     );
     let not_a_list = load(r#"{"chat": -5}"#).err().unwrap_or_default();
-    assert!(
-        not_a_list.starts_with("telegram.groups: "),
-        "{not_a_list}"
-    );
+    assert!(not_a_list.starts_with("telegram.groups: "), "{not_a_list}");
 }

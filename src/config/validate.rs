@@ -10,8 +10,9 @@ use super::error::ConfigError;
 use super::file::{ConfigFile, GroupSection, TelegramSection};
 use super::paths::{self, ENV_TOKEN, non_empty};
 use super::resolved::{
-    Config, DEFAULT_SESSION_DAYS, DEFAULT_WATCH_INTERVAL, DEFAULT_WEB_LISTEN, GroupConfig, LogsConfig,
-    NotificationsConfig, QueueConfig, TelegramConfig, TokenSource, TopicRule, WebConfig,
+    Config, DEFAULT_SESSION_DAYS, DEFAULT_WATCH_INTERVAL, DEFAULT_WEB_LISTEN, GroupConfig,
+    LogsConfig, NotificationsConfig, QueueConfig, TelegramConfig, TokenSource, TopicRule,
+    WebConfig,
 };
 use super::token::{BotToken, looks_like_token};
 use super::values::FolderPath;
@@ -168,7 +169,9 @@ fn groups(section: &[GroupSection]) -> Result<Vec<GroupConfig>, (String, String)
                 Some(("agent", agent)) if !agent.trim().is_empty() => {
                     TopicRule::Agent(agent.trim().to_owned())
                 }
-                Some(("tag", tag)) if !tag.trim().is_empty() => TopicRule::Tag(tag.trim().to_owned()),
+                Some(("tag", tag)) if !tag.trim().is_empty() => {
+                    TopicRule::Tag(tag.trim().to_owned())
+                }
                 _ => {
                     let problem = "a topic key is `agent:NAME`, `tag:TAG` or `*`";
                     return Err((at, problem.to_owned()));

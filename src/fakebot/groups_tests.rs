@@ -3,7 +3,9 @@
 #![allow(clippy::unwrap_used)]
 
 use teloxide::prelude::*;
-use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup, MessageId, ThreadId, UpdateKind};
+use teloxide::types::{
+    InlineKeyboardButton, InlineKeyboardMarkup, MessageId, ThreadId, UpdateKind,
+};
 use teloxide::{ApiError, RequestError};
 
 use super::tests::setup;
@@ -29,8 +31,7 @@ async fn messages_go_to_forum_topics_and_taps_come_from_the_group() {
     assert!(added.chat.is_supergroup());
     assert!(added.new_chat_member.is_present());
 
-    let keyboard =
-        InlineKeyboardMarkup::new([[InlineKeyboardButton::callback("A. Yes", "a:1")]]);
+    let keyboard = InlineKeyboardMarkup::new([[InlineKeyboardButton::callback("A. Yes", "a:1")]]);
     let sent = bot
         .send_message(ChatId(GROUP), "card")
         .message_thread_id(ThreadId(MessageId(infra)))
@@ -56,9 +57,7 @@ async fn messages_go_to_forum_topics_and_taps_come_from_the_group() {
 
     // Bob taps in the group: the callback's message is the group's, in its topic.
     let offset = updates[0].id.0 as i32 + 1;
-    let qid = fake
-        .tap_in_group(GROUP, BOB, sent.id.0, "a:1")
-        .unwrap();
+    let qid = fake.tap_in_group(GROUP, BOB, sent.id.0, "a:1").unwrap();
     let updates = bot.get_updates().offset(offset).await.unwrap();
     let UpdateKind::CallbackQuery(q) = &updates[0].kind else {
         panic!("{:?}", updates[0].kind);
@@ -70,7 +69,8 @@ async fn messages_go_to_forum_topics_and_taps_come_from_the_group() {
     assert_eq!(message.thread_id, Some(ThreadId(MessageId(infra))));
     // Only members tap; a member writes in a topic.
     assert!(fake.tap_in_group(GROUP, 7, sent.id.0, "a:1").is_err());
-    fake.send_group_text(GROUP, Some(infra), ALICE, "hello").unwrap();
+    fake.send_group_text(GROUP, Some(infra), ALICE, "hello")
+        .unwrap();
     let updates = bot
         .get_updates()
         .offset(updates[0].id.0 as i32 + 1)
@@ -79,7 +79,10 @@ async fn messages_go_to_forum_topics_and_taps_come_from_the_group() {
     let UpdateKind::Message(m) = &updates[0].kind else {
         panic!("{:?}", updates[0].kind);
     };
-    assert_eq!((m.chat.id, m.thread_id), (ChatId(GROUP), Some(ThreadId(MessageId(infra)))));
+    assert_eq!(
+        (m.chat.id, m.thread_id),
+        (ChatId(GROUP), Some(ThreadId(MessageId(infra))))
+    );
 }
 
 #[tokio::test]
@@ -101,12 +104,20 @@ async fn threads_need_a_forum_and_a_kicked_bot_is_forbidden() {
     fake.kick_bot(PLAIN, ALICE);
     let send = bot.send_message(ChatId(PLAIN), "again").await;
     assert!(
-        matches!(send, Err(RequestError::Api(ApiError::BotKickedFromSupergroup))),
+        matches!(
+            send,
+            Err(RequestError::Api(ApiError::BotKickedFromSupergroup))
+        ),
         "{send:?}"
     );
-    let edit = bot.edit_message_text(ChatId(PLAIN), sent.id, "edited").await;
+    let edit = bot
+        .edit_message_text(ChatId(PLAIN), sent.id, "edited")
+        .await;
     assert!(
-        matches!(edit, Err(RequestError::Api(ApiError::BotKickedFromSupergroup))),
+        matches!(
+            edit,
+            Err(RequestError::Api(ApiError::BotKickedFromSupergroup))
+        ),
         "{edit:?}"
     );
     // Private chats are untouched.

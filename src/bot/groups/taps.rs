@@ -23,7 +23,11 @@ const INVALID: &str = "This button is no longer valid.";
 pub async fn handle(ctx: &Ctx, q: &CallbackQuery) {
     let user = q.from.id.0;
     let answer = |text: Option<String>, alert: bool| async move {
-        if let Err(e) = ctx.api.answer_callback(&q.id.0, text.as_deref(), alert).await {
+        if let Err(e) = ctx
+            .api
+            .answer_callback(&q.id.0, text.as_deref(), alert)
+            .await
+        {
             tracing::warn!(error = %e, "can't answer a group tap");
         }
     };
@@ -83,7 +87,11 @@ pub async fn handle(ctx: &Ctx, q: &CallbackQuery) {
         }
         Outcome::NotRecorded { plan, error } => {
             tracing::error!(plan = %plan.plan.id, %error, "could not record a group tap");
-            answer(Some(truncate(&format!("Nothing recorded: {error}"), 190)), true).await;
+            answer(
+                Some(truncate(&format!("Nothing recorded: {error}"), 190)),
+                true,
+            )
+            .await;
         }
         Outcome::Current(_)
         | Outcome::Noted(_)

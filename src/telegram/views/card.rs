@@ -235,7 +235,11 @@ pub fn escalated_in_group(
         let names: Vec<String> = to.iter().map(|n| line(n, caps.label)).collect();
         let mut text = format!(
             "🔺 *Escalated* to {}\n\n{}\n📊 {}",
-            if names.is_empty() { "nobody".to_owned() } else { names.join(", ") },
+            if names.is_empty() {
+                "nobody".to_owned()
+            } else {
+                names.join(", ")
+            },
             super::announce::plan_heading(plan, caps),
             escape(&progress(plan))
         );

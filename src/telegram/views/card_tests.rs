@@ -45,7 +45,10 @@ fn draw(plan: &Plan, state: CardState, now: DateTime<Utc>) -> View {
 #[test]
 fn a_one_choice_plan_offers_its_options() {
     let mut plan = parse(ONE_CHOICE, "db-choice").unwrap();
-    assert_snapshot!("card_fresh", render(&draw(&plan, CardState::Pending, at(10))));
+    assert_snapshot!(
+        "card_fresh",
+        render(&draw(&plan, CardState::Pending, at(10)))
+    );
     answer(&mut plan, 0, "pg");
     plan.decisions[0].answered_by = Some("22".to_owned());
     assert_snapshot!(
@@ -97,6 +100,11 @@ fn deep_links_carry_the_id_or_a_reference() {
         format!("https://t.me/arbiter_bot?start=ref_{}", plan_ref(odd))
     );
     let long = "x".repeat(60);
-    assert!(deep_link("arbiter_bot", &long).unwrap().as_str().contains("start=ref_"));
+    assert!(
+        deep_link("arbiter_bot", &long)
+            .unwrap()
+            .as_str()
+            .contains("start=ref_")
+    );
     assert_eq!(deep_link("bad name", "a"), None);
 }
