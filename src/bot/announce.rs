@@ -143,11 +143,9 @@ fn burst_view(heads: Heads, plans: &[&Plan]) -> views::View {
     }
 }
 
-/// Whether a message about `plans` goes out silently: low priority only, or quiet hours with nothing urgent.
-pub(super) fn quiet<'a>(ctx: &Ctx, plans: impl IntoIterator<Item = &'a Plan>) -> bool {
-    let plans: Vec<&Plan> = plans.into_iter().collect();
-    plans.iter().all(|p| p.priority == Priority::Low)
-        || (quiet_hours(ctx) && !plans.iter().any(|p| p.priority == Priority::Urgent))
+/// Whether a message about `plans` goes out silently (the rule is [`Ctx::silent`], which the group cards share).
+fn quiet<'a>(ctx: &Ctx, plans: impl IntoIterator<Item = &'a Plan>) -> bool {
+    ctx.silent(plans)
 }
 
 fn quiet_hours(ctx: &Ctx) -> bool {

@@ -11,18 +11,16 @@
 //! given up until the bot is added again; a card Telegram refuses for good is not retried. None of it waits in
 //! the private chat's path: the cards have their own task, and notices for topics are sent from their own tasks.
 
-mod store;
 pub(crate) mod taps;
 
-use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 use teloxide::requests::Requester;
 use teloxide::types::{ChatId, ChatMemberUpdated, Message};
 use teloxide::{ApiError, RequestError};
 
-use crate::config::{GroupConfig, TopicRule};
 use crate::plan::Plan;
 use crate::queue::{Loaded, Location};
 use crate::sync::lock;
@@ -30,128 +28,11 @@ use crate::telegram::callback::plan_ref;
 use crate::telegram::views::{self, CardState, View, Viewer};
 
 use super::api::Patience;
+use super::cards::CardAt;
 use super::context::Ctx;
-
-pub(crate) use store::CardAt;
 
 /// How often cards are looked at without a change to pending/ (a deadline passing shows on the card).
 const TICK: Duration = Duration::from_secs(5);
-/// Chats and topics whose id was logged: each once (a busy group must not fill the log).
-const LOGGED_KEPT: usize = 1000;
-
-/// The groups of `telegram.groups`, the cards posted in them, and what the bot knows of them.
-#[derive(Debug, Default)]
-pub struct Groups {
-    config: Vec<GroupConfig>,
-    /// The bot's username (from getMe), for the `📂 Open` deep links.
-    username: Mutex<Option<String>>,
-    cards: store::Cards,
-    /// Chats that refused the bot (removed from the group): no card is posted there until it is added again.
-    lost: Mutex<HashSet<i64>>,
-    /// (plan, chat) pairs Telegram refused for good (say a topic that no longer exists): not tried again.
-    given_up: Mutex<HashSet<(String, i64)>>,
-    /// Last drawn view of each card (by plan, chat): a card is edited only when it would change.
-    drawn: Mutex<HashMap<(String, i64), View>>,
-    /// The last pending version of each carded plan: the card of a deleted plan is drawn from it.
-    last: Mutex<HashMap<String, Arc<Loaded>>>,
-    logged: Mutex<HashSet<(i64, Option<i32>)>>,
-    /// Wakes [`run`] (a tap in a group was recorded).
-    wake: tokio::sync::Notify,
-}
-
-impl Groups {
-    /// The groups of `config`, with the cards remembered in `queue_root`'s card file.
-    #[must_use]
-    pub fn new(config: Vec<GroupConfig>, queue_root: &std::path::Path) -> Groups {
-        let cards = if config.is_empty() {
-            store::Cards::default()
-        } else {
-            store::Cards::load(queue_root)
-        };
-        Groups {
-            config,
-            cards,
-            ..Groups::default()
-        }
-    }
-
-    /// True when `telegram.groups` names any group.
-    #[must_use]
-    pub fn configured(&self) -> bool {
-        !self.config.is_empty()
-    }
-
-    pub fn set_username(&self, username: &str) {
-        *lock(&self.username) = Some(username.to_owned());
-    }
-
-    /// The deep link to plan `id` in the private chat, once the bot's username is known.
-    fn open(&self, id: &str) -> Option<url::Url> {
-        lock(&self.username)
-            .as_deref()
-            .and_then(|u| views::deep_link(u, id))
-    }
-
-    /// Where `plan` gets a card: per group, the topic of its agent, else of its tag, else `*`; a group without
-    /// topics takes every plan in its main chat. Topic 1 (a forum's General topic) is reached without a thread.
-    #[must_use]
-    pub fn places(&self, plan: &Plan) -> Vec<(i64, Option<i32>)> {
-        let lost = lock(&self.lost);
-        self.config
-            .iter()
-            .filter(|g| !lost.contains(&g.chat))
-            .filter_map(|g| {
-                if g.topics.is_empty() {
-                    return Some((g.chat, None));
-                }
-                let find = |want: &dyn Fn(&TopicRule) -> bool| {
-                    g.topics.iter().find(|(r, _)| want(r)).map(|(_, id)| *id)
-                };
-                let agent = plan.agent.as_deref().map(str::trim);
-                let tag = plan.tag.as_deref().map(str::trim);
-                let topic =
-                    find(&|r| matches!(r, TopicRule::Agent(a) if Some(a.as_str()) == agent))
-                        .or_else(|| {
-                            find(&|r| matches!(r, TopicRule::Tag(t) if Some(t.as_str()) == tag))
-                        })
-                        .or_else(|| find(&|r| *r == TopicRule::Any))?;
-                Some((g.chat, (topic != 1).then_some(topic)))
-            })
-            .collect()
-    }
-
-    /// The topic of `plan`'s card in each group it has one in (for its reminders and notices).
-    fn topics_of(&self, plan_id: &str) -> Vec<(i64, Option<i32>)> {
-        let lost = lock(&self.lost);
-        self.cards
-            .of(plan_id)
-            .into_iter()
-            .filter(|c| !lost.contains(&c.chat))
-            .map(|c| (c.chat, c.thread))
-            .collect()
-    }
-
-    /// Wakes the card task (something changed that it should draw now).
-    pub fn wake(&self) {
-        self.wake.notify_one();
-    }
-
-    /// The chat refused the bot for good: log it once, and post nothing there until the bot is added again.
-    fn lose(&self, chat: i64, error: &RequestError) {
-        if lock(&self.lost).insert(chat) {
-            tracing::warn!(chat, %error, "the group refused the bot (removed from it?): no more cards there until it is added again");
-        }
-    }
-
-    /// Logs a group's chat id (and topic) the first time the bot sees it, so the owner can put it in the config.
-    fn log_seen(&self, chat: i64, thread: Option<i32>, title: Option<&str>) {
-        let mut logged = lock(&self.logged);
-        if logged.len() < LOGGED_KEPT && logged.insert((chat, thread)) {
-            let configured = self.config.iter().any(|g| g.chat == chat);
-            tracing::info!(chat, topic = ?thread, title = title.unwrap_or_default(), configured, "message in a group (telegram.groups takes this chat id; topic is the forum topic's id)");
-        }
-    }
-}
 
 /// A message in a group or channel: never a command or an answer (anything typed happens in the private chat).
 /// Logged with its chat and topic ids, once each.
@@ -167,7 +48,7 @@ pub fn membership(ctx: &Ctx, update: &ChatMemberUpdated) {
         return;
     }
     let present = update.new_chat_member.is_present();
-    let configured = ctx.groups.config.iter().any(|g| g.chat == chat);
+    let configured = ctx.groups.config().iter().any(|g| g.chat == chat);
     if present {
         lock(&ctx.groups.lost).remove(&chat);
         tracing::info!(
@@ -264,7 +145,7 @@ async fn post(ctx: &Ctx, loaded: &Loaded, chat: i64, thread: Option<i32>) {
         return;
     }
     let view = card_view(ctx, plan, CardState::Pending);
-    let silent = super::announce::quiet(ctx, [plan]);
+    let silent = ctx.silent([plan]);
     match ctx
         .api
         .send_in(ChatId(chat), thread, &view, silent, Patience::Interactive)

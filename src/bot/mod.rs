@@ -8,6 +8,7 @@
 pub(crate) mod announce;
 pub(crate) mod api;
 mod callbacks;
+pub(crate) mod cards;
 mod context;
 pub(crate) mod groups;
 mod messages;

@@ -126,7 +126,7 @@ pub async fn run(
         Access::new(settings.allowed_users.iter().copied())
             .with_people(settings.people.iter().cloned()),
     );
-    let groups = Arc::new(bot::groups::Groups::new(
+    let groups = Arc::new(bot::cards::Groups::new(
         settings.groups.clone(),
         actions.queue().root(),
     ));

@@ -1,74 +1,12 @@
 //! Supergroups in the fake: forum topics, members, the bot added and kicked, and Telegram's checks on them
 //! (`message_thread_id` only for a topic of a forum; a kicked bot gets 403 for everything in that chat).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
 use super::FakeBot;
-use super::methods::{ApiFailure, int_param};
-use super::state::{BOT_ID, SentMessage, State, bot_user_json, now_unix, user_json};
-
-/// A supergroup the fake knows.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Group {
-    pub title: String,
-    /// A forum: messages may go to topics (`message_thread_id`).
-    pub forum: bool,
-    /// Users in the group (they may post and tap there).
-    pub members: BTreeSet<i64>,
-    /// Forum topics: thread id → name.
-    pub topics: BTreeMap<i32, String>,
-    /// The bot was removed: every call for this chat is refused with 403.
-    pub kicked: bool,
-}
-
-/// Telegram's answer to a bot that was removed from a supergroup.
-pub const KICKED: &str = "Forbidden: bot was kicked from the supergroup chat";
-
-impl Group {
-    pub fn chat_json(&self, chat_id: i64) -> Value {
-        let mut chat = json!({"id": chat_id, "type": "supergroup", "title": self.title});
-        if self.forum {
-            chat["is_forum"] = json!(true);
-        }
-        chat
-    }
-}
-
-/// The bot may act in `chat_id`: a private chat, or a group it is still in. An unknown negative id is no chat.
-pub(crate) fn check_member(state: &State, chat_id: i64) -> Result<(), ApiFailure> {
-    match state.groups.get(&chat_id) {
-        Some(group) if group.kicked => Err(ApiFailure::new(403, KICKED)),
-        Some(_) => Ok(()),
-        None if chat_id < 0 => Err(ApiFailure::bad("chat not found")),
-        None => Ok(()),
-    }
-}
-
-/// Checks a send like Telegram: the bot is in the chat, and `message_thread_id` names a topic of a forum
-/// supergroup (the General topic, 1, is reached without it). Returns the topic.
-pub(crate) fn check_send(
-    state: &State,
-    chat_id: i64,
-    params: &Value,
-) -> Result<Option<i32>, ApiFailure> {
-    check_member(state, chat_id)?;
-    let Some(thread) = int_param(params, "message_thread_id") else {
-        return Ok(None);
-    };
-    let topic = state
-        .groups
-        .get(&chat_id)
-        .filter(|g| g.forum)
-        .and_then(|g| {
-            let id = i32::try_from(thread).ok()?;
-            g.topics.contains_key(&id).then_some(id)
-        });
-    topic
-        .map(Some)
-        .ok_or_else(|| ApiFailure::bad("message thread not found"))
-}
+use super::state::{BOT_ID, Group, SentMessage, bot_user_json, now_unix, user_json};
 
 /// A `ChatMember` of the bot with `status`.
 fn bot_member(status: &str) -> Value {

@@ -2,6 +2,7 @@
 
 use serde_json::{Value, json};
 
+mod chats;
 mod documents;
 
 use documents::{send_document, send_photo};
@@ -313,7 +314,7 @@ pub(super) fn store_sent(
     (text, parse_mode, plain, entities): Rendered,
     document: Option<Document>,
 ) -> Reply {
-    let thread = super::groups::check_send(state, chat_id, params)?;
+    let thread = chats::check_send(state, chat_id, params)?;
     let reply_markup = parse_markup(params)?;
     let reply_to = reply_to(state, chat_id, params)?;
     let message = SentMessage {
@@ -367,7 +368,7 @@ fn editable<'a>(state: &'a mut State, params: &Value) -> Result<&'a mut SentMess
         return Err(ApiFailure::bad("message to edit not found"));
     }
     let chat_id = chat_id(params)?;
-    super::groups::check_member(state, chat_id)?;
+    chats::check_member(state, chat_id)?;
     let id = message_id(params).ok_or_else(|| ApiFailure::bad("message to edit not found"))?;
     let message = state
         .find_mut(chat_id, id)

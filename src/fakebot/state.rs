@@ -1,6 +1,6 @@
 //! The fake server's state: chats and their messages, pending updates, the call log, faults.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
@@ -158,6 +158,33 @@ impl SentMessage {
     }
 }
 
+/// A supergroup the fake knows.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Group {
+    pub title: String,
+    /// A forum: messages may go to topics (`message_thread_id`).
+    pub forum: bool,
+    /// Users in the group (they may post and tap there).
+    pub members: BTreeSet<i64>,
+    /// Forum topics: thread id → name.
+    pub topics: BTreeMap<i32, String>,
+    /// The bot was removed: every call for this chat is refused with 403.
+    pub kicked: bool,
+}
+
+/// Telegram's answer to a bot that was removed from a supergroup.
+pub const KICKED: &str = "Forbidden: bot was kicked from the supergroup chat";
+
+impl Group {
+    pub fn chat_json(&self, chat_id: i64) -> Value {
+        let mut chat = json!({"id": chat_id, "type": "supergroup", "title": self.title});
+        if self.forum {
+            chat["is_forum"] = json!(true);
+        }
+        chat
+    }
+}
+
 /// A failure to inject into the next calls of a method.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fault {
@@ -197,7 +224,7 @@ pub(crate) struct State {
     pub menu_buttons: HashMap<Option<i64>, Value>,
     pub next_file_id: u64,
     /// Supergroups by chat id (negative), with their members and forum topics.
-    pub groups: HashMap<i64, super::groups::Group>,
+    pub groups: HashMap<i64, Group>,
 }
 
 pub(crate) fn now_unix() -> i64 {
