@@ -139,3 +139,61 @@ impl Groups {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(agent: Option<&str>, tag: Option<&str>) -> Plan {
+        let mut keys = String::new();
+        if let Some(a) = agent {
+            keys.push_str(&format!("agent: {a}\n"));
+        }
+        if let Some(t) = tag {
+            keys.push_str(&format!("tag: {t}\n"));
+        }
+        let text =
+            format!("---\nid: p\n{keys}---\n# P\n\n## Decision 1: D\n\n**Options:**\n- `a` — A\n");
+        crate::plan::parse(&text, "p").expect("plan")
+    }
+
+    #[test]
+    fn a_plan_goes_to_its_agents_topic_else_its_tags_else_any() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let groups = Groups::new(
+            vec![
+                GroupConfig {
+                    chat: -1,
+                    topics: vec![
+                        (TopicRule::Any, 1),
+                        (TopicRule::Agent("builder".to_owned()), 17),
+                        (TopicRule::Tag("infra".to_owned()), 23),
+                    ],
+                },
+                GroupConfig {
+                    chat: -2,
+                    topics: Vec::new(),
+                },
+                GroupConfig {
+                    chat: -3,
+                    topics: vec![(TopicRule::Tag("infra".to_owned()), 5)],
+                },
+            ],
+            dir.path(),
+        );
+        let at = |agent, tag| groups.places(&plan(agent, tag));
+        assert_eq!(
+            at(Some("builder"), Some("infra")),
+            [(-1, Some(17)), (-2, None), (-3, Some(5))]
+        );
+        assert_eq!(
+            at(Some("ops"), Some("infra")),
+            [(-1, Some(23)), (-2, None), (-3, Some(5))]
+        );
+        // `*` is topic 1, the General topic: no thread. A group whose topics match nothing gets no card.
+        assert_eq!(at(None, None), [(-1, None), (-2, None)]);
+        // A group that refused the bot gets nothing until it is added again.
+        lock(&groups.lost).insert(-2);
+        assert_eq!(at(None, None), [(-1, None)]);
+    }
+}

@@ -108,3 +108,17 @@ fn deep_links_carry_the_id_or_a_reference() {
     );
     assert_eq!(deep_link("bad name", "a"), None);
 }
+
+#[test]
+fn an_escalation_in_the_topic_names_who_it_went_to() {
+    let plan = parse(ONE_CHOICE, "db-choice").unwrap();
+    let open = link();
+    let view = escalated_in_group(
+        &plan,
+        &["alice".to_owned(), "bob".to_owned()],
+        Some(&open),
+        at(10),
+    );
+    assert_within_limits(&view);
+    assert_snapshot!("card_escalated", render(&view));
+}
