@@ -24,6 +24,7 @@ mod daemon_deadlines;
 mod daemon_documents;
 mod daemon_edges;
 mod daemon_faults;
+mod daemon_groups;
 mod daemon_people;
 mod daemon_stats;
 mod examples;
