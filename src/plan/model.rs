@@ -3,6 +3,7 @@
 use std::fmt;
 use std::ops::Range;
 
+use super::kind::{AnswerValue, Kind};
 use super::people::Approval;
 use super::timing::Timing;
 
@@ -161,6 +162,16 @@ pub struct Decision {
     /// The `**Context:**` text, as written (Markdown source, without the `**Context:**` marker).
     pub context: String,
     pub options: Vec<DecisionOption>,
+    /// What shape of answer it takes (`kind`, default `choice`) and its constraints.
+    pub kind: Kind,
+    /// The recorded answer typed by the kind (`answer` holds it as text): an option key or custom text for
+    /// `choice`, a list of keys for `multi`, a number, a boolean, the text of a `text` or `edit`.
+    pub value: Option<AnswerValue>,
+    /// `default` typed by the kind (`default` holds it as text).
+    pub default_value: Option<AnswerValue>,
+    /// An `edit` decision's `edited`: whether the recorded text differs from the proposal (`None`: not given,
+    /// e.g. an option was picked).
+    pub edited: Option<bool>,
     /// 1-based line of the `## ` heading.
     pub line: usize,
     /// 0-based line indices of the `key: value` block; an empty range at the insertion point when there is
@@ -176,12 +187,35 @@ impl Decision {
         self.options.iter().position(|o| o.key == answer)
     }
 
-    /// True when the recorded answer is not one of the option keys.
+    /// True when the recorded answer is not one of the option keys: a custom text for `choice`, a list holding a
+    /// custom text for `multi`. Never for the kinds whose answer is typed (text, number, boolean, edit).
     #[must_use]
     pub fn is_custom_answer(&self) -> bool {
-        self.status == DecisionStatus::Answered
-            && self.answer.is_some()
-            && self.chosen_option().is_none()
+        if self.status != DecisionStatus::Answered {
+            return false;
+        }
+        match (&self.kind, &self.value) {
+            (Kind::Choice, _) => self.answer.is_some() && self.chosen_option().is_none(),
+            (Kind::Multi { .. }, Some(AnswerValue::List(keys))) => keys
+                .iter()
+                .any(|k| !self.options.iter().any(|o| &o.key == k)),
+            _ => false,
+        }
+    }
+
+    /// The options a `multi` answer picked (indices, in option order).
+    #[must_use]
+    pub fn picked_options(&self) -> Vec<usize> {
+        match &self.value {
+            Some(AnswerValue::List(keys)) => self
+                .options
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| keys.contains(&o.key))
+                .map(|(i, _)| i)
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 }
 

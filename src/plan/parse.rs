@@ -10,6 +10,7 @@ use super::{Decision, Diagnostic, Plan, frontmatter};
 
 mod decision;
 mod fields;
+mod kind;
 mod options;
 
 use decision::parse_decision;

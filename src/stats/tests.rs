@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 
 use super::*;
-use crate::plan::{Decision, DecisionOption, PlanStatus, Timing};
+use crate::plan::{AnswerValue, Decision, DecisionOption, Kind, PlanStatus, Timing};
 
 pub(super) fn t(s: &str) -> DateTime<Utc> {
     parse_time(s).unwrap()
@@ -68,6 +68,10 @@ pub(super) fn decision(
                 label: k.to_owned(),
             })
             .to_vec(),
+        kind: Kind::Choice,
+        value: answer.map(|a| AnswerValue::Text(a.to_owned())),
+        default_value: Some(AnswerValue::Text("a".to_owned())),
+        edited: None,
         line: 1,
         meta_lines: 0..0,
     }
