@@ -19,11 +19,15 @@ pub use diagnostic::Diagnostic;
 pub use edit::{Edit, EditError, Parsed, answers_of, apply, apply_parsed, apply_to};
 pub use input::{InputRefusal, prompt_for};
 pub use kind::{AnswerValue, Kind, Number, Proposal, TextFormat};
-pub use model::{Decision, DecisionOption, DecisionStatus, Plan, PlanStatus, Priority};
+pub use model::{
+    Decision, DecisionOption, DecisionStatus, OUTCOME_DECLINED, Plan, PlanStatus, Priority,
+};
 pub use parse::{parse, parse_bytes};
 pub use people::Approval;
 pub use timing::{Due, OnDeadline, Timing};
 
+#[cfg(test)]
+mod kind_tests;
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]

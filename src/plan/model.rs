@@ -172,6 +172,8 @@ pub struct Decision {
     /// An `edit` decision's `edited`: whether the recorded text differs from the proposal (`None`: not given,
     /// e.g. an option was picked).
     pub edited: Option<bool>,
+    /// `required: true`: the decision must be answered, it cannot be skipped (an elicitation's required field).
+    pub required: bool,
     /// 1-based line of the `## ` heading.
     pub line: usize,
     /// 0-based line indices of the `key: value` block; an empty range at the insertion point when there is
@@ -180,6 +182,12 @@ pub struct Decision {
 }
 
 impl Decision {
+    /// The option whose key is `key`.
+    #[must_use]
+    pub fn chosen_option_of(&self, key: &str) -> Option<usize> {
+        self.options.iter().position(|o| o.key == key)
+    }
+
     /// The option whose key is the recorded answer, if the answer is one.
     #[must_use]
     pub fn chosen_option(&self) -> Option<usize> {
@@ -219,6 +227,9 @@ impl Decision {
     }
 }
 
+/// `outcome` of a plan declined as a whole.
+pub const OUTCOME_DECLINED: &str = "declined";
+
 /// A parsed decision file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
@@ -237,6 +248,10 @@ pub struct Plan {
     pub timing: Timing,
     /// Approvers, required sign-offs and the sign-offs so far (all optional).
     pub approval: Approval,
+    /// `elicitation: true`: an MCP elicitation request made a plan; it may be declined as a whole.
+    pub elicitation: bool,
+    /// `outcome`: how the plan ended when not by a submit (`declined`); written by the daemon.
+    pub outcome: Option<String>,
     /// The plan's own context: the body between the `# ` heading and the first decision, trimmed,
     /// without `---` rules.
     pub context: String,
@@ -286,6 +301,12 @@ impl Plan {
             .as_deref()
             .and_then(super::timing::parse_time);
         self.timing.due(created, now)
+    }
+
+    /// True when the plan was declined as a whole (`outcome: declined`).
+    #[must_use]
+    pub fn declined(&self) -> bool {
+        self.outcome.as_deref() == Some(OUTCOME_DECLINED)
     }
 
     /// The session the completion notification is for: `notify_session`, else `session`, else `agent`.

@@ -79,6 +79,8 @@ pub(super) fn parse_with_frontmatter(
         completed_at: fm.completed_at,
         timing: fm.timing,
         approval: fm.approval,
+        elicitation: fm.elicitation,
+        outcome: fm.outcome,
         context,
         decisions,
         frontmatter_lines: fm.lines,

@@ -35,6 +35,8 @@ pub(super) fn plan(
         completed_at: completed.map(str::to_owned),
         timing: Timing::default(),
         approval: crate::plan::Approval::default(),
+        elicitation: false,
+        outcome: None,
         context: String::new(),
         decisions: Vec::new(),
         frontmatter_lines: 0..0,
@@ -72,6 +74,7 @@ pub(super) fn decision(
         value: answer.map(|a| AnswerValue::Text(a.to_owned())),
         default_value: Some(AnswerValue::Text("a".to_owned())),
         edited: None,
+        required: false,
         line: 1,
         meta_lines: 0..0,
     }

@@ -69,6 +69,7 @@ pub(super) fn parse_decision(
         check_default(&fields, default.as_deref(), &options)?;
     }
     let edited = fields.boolean("edited")?;
+    let required = fields.boolean("required")?.unwrap_or(false);
     let delegated_to = fields.user("delegated_to")?;
     let delegated_by = fields.user("delegated_by")?;
 
@@ -90,6 +91,7 @@ pub(super) fn parse_decision(
         value,
         default_value,
         edited,
+        required,
         line,
         meta_lines,
     };

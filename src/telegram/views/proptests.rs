@@ -73,6 +73,7 @@ fn arb_decision() -> impl Strategy<Value = Decision> {
                     options,
                     kind: Kind::Choice,
                     edited: None,
+                    required: false,
                     line: 1,
                     meta_lines: 0..0,
                 }
@@ -106,6 +107,8 @@ fn arb_plan() -> impl Strategy<Value = Plan> {
                 completed_at: None,
                 timing: crate::plan::Timing::default(),
                 approval: crate::plan::Approval::default(),
+                elicitation: false,
+                outcome: None,
                 context,
                 decisions,
                 frontmatter_lines: 0..0,
