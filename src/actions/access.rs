@@ -275,6 +275,9 @@ impl Access {
                     Action::Open => return Ok(()),
                     Action::Answer { decision, .. }
                     | Action::Skip { decision, .. }
+                    | Action::AnswerMulti { decision, .. }
+                    | Action::AnswerInput { decision, .. }
+                    | Action::Approve { decision, .. }
                     | Action::StartCustom { decision, .. }
                     | Action::StartNote { decision, .. } => Some(*decision),
                     Action::Custom { decision_id, .. } | Action::Note { decision_id, .. } => {
