@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{PlanSpec, SpecError, from_value};
+use super::SpecError;
 
 /// The longest plan title taken from the message's first line (in characters).
 const TITLE_CHARS: usize = 80;
@@ -16,14 +16,14 @@ pub fn is_elicitation(value: &Value) -> bool {
         .is_some_and(|o| o.contains_key("requestedSchema"))
 }
 
-/// Reads an elicitation request with the usual optional plan keys (`title`, `agent`, `session`, `deadline`, …)
-/// as a plan spec: the message is the plan's context (its first line the title when none is given), each
+/// An elicitation request with the usual optional plan keys (`title`, `agent`, `session`, `deadline`, …) as
+/// the JSON of a plan spec (read with [`super::from_value`], marked `elicitation`): the message is the plan's context (its first line the title when none is given), each
 /// property a decision whose id is the property's name: `string` → `text` (`minLength`, `maxLength`, `format`),
 /// `number`/`integer` → `number`, `boolean` → `boolean`, a string `enum` (titles from `enumNames`) or `oneOf`
 /// of `{const, title}` → `choice`, an `array` of such an enum (`items.enum` or `items.anyOf`) → `multi`
 /// (`minItems`, `maxItems`). `title`, `description` and `default` carry over; properties in `required` can't be
 /// skipped. The plan may be declined (`elicitation: true`).
-pub fn from_elicitation(value: Value) -> Result<PlanSpec, SpecError> {
+pub fn plan_value(value: Value) -> Result<Value, SpecError> {
     let Value::Object(mut request) = value else {
         return Err(kind_error(
             "",
@@ -57,9 +57,7 @@ pub fn from_elicitation(value: Value) -> Result<PlanSpec, SpecError> {
     };
     plan.insert("context".into(), Value::String(context));
     plan.insert("decisions".into(), Value::Array(decisions));
-    let mut spec = from_value(Value::Object(plan))?;
-    spec.elicitation = true;
-    Ok(spec)
+    Ok(Value::Object(plan))
 }
 
 /// The message's first line, cut to [`TITLE_CHARS`].
