@@ -157,6 +157,16 @@ fn every_kind_pushed_as_json_reads_back_typed() {
         ),
         "{notify}"
     );
+    let out = Arbiter::new(&q).args(&["notifications", "--json"]).run();
+    let listed: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        listed[0]["answers"],
+        json!({
+            "checks": ["lint", "yes"], "replicas": 4, "when": "2026-03-01", "go": true,
+            "cmd": "deploy --env staging\n\tx  "
+        })
+    );
+    assert_eq!(listed[0]["edited"], json!({"cmd": true}));
 }
 
 fn elicitation() -> Value {
