@@ -12,6 +12,7 @@ mod cli_config;
 mod cli_history;
 mod cli_hook;
 mod cli_init;
+mod cli_kinds;
 mod cli_notifications;
 mod cli_stats;
 mod cli_support;

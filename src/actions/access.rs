@@ -274,6 +274,9 @@ impl Access {
                     Action::Open => return Ok(()),
                     Action::Answer { decision, .. }
                     | Action::Skip { decision, .. }
+                    | Action::AnswerMulti { decision, .. }
+                    | Action::AnswerInput { decision, .. }
+                    | Action::Approve { decision, .. }
                     | Action::StartCustom { decision, .. }
                     | Action::StartNote { decision, .. } => Some(*decision),
                     Action::Custom { to, .. } | Action::Note { to, .. } => to.index_in(plan),

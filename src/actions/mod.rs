@@ -13,7 +13,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::plan::{Edit, Plan};
+use crate::plan::{AnswerValue, Edit, InputRefusal, Kind, Plan, input};
 use crate::queue::{self, Loaded, Queue, StoreError};
 
 pub use access::{Access, Refusal, Role};
@@ -55,6 +55,28 @@ pub enum Action {
     Custom { to: Typed, text: String },
     /// Skip decision `decision`.
     Skip { decision: usize, seen: String },
+    /// Answer the `multi` decision `decision` with the options at `options` (indices; the order and repeats do
+    /// not matter) and, with `allow_custom`, a text of one's own: one action, on Done. Outside `min`…`max`
+    /// nothing is recorded ([`Outcome::input_refusal`]).
+    AnswerMulti {
+        decision: usize,
+        options: Vec<usize>,
+        custom: Option<String>,
+        seen: String,
+    },
+    /// Answer decision `decision` with what the actor typed or tapped: a text, a number, yes/no (`yes`, `no`,
+    /// `true`, `false`), an edited proposal; for a `choice` it is a custom answer. Read and checked by
+    /// [`crate::plan::input::read_input`]: input that does not fit records nothing ([`Outcome::input_refusal`]).
+    AnswerInput {
+        decision: usize,
+        input: String,
+        seen: String,
+    },
+    /// Approve the proposal of the `edit` decision `decision` as is (`edited: false`).
+    Approve { decision: usize, seen: String },
+    /// Decline an elicitation plan (`elicitation: true`) as a whole, on the answers the actor saw
+    /// (`seen::of_answers`): `outcome: declined`, then completed like a submit.
+    Decline { seen: String },
     /// Submit the plan (every decision answered or skipped) with the answers the actor saw
     /// (`seen::of_answers`). On a plan that needs sign-offs (`require` > 1) this records the actor's sign-off,
     /// and the last one needed submits.
@@ -162,9 +184,25 @@ pub enum Outcome {
     Gone,
     /// The actor may not do this; nothing was read or changed beyond what the check needed.
     Refused(Refusal),
-    /// A valid request that could not be applied (empty answer, unfinished plan, a write error); the plan as it
-    /// is now.
+    /// A valid request that could not be applied (empty answer, unfinished plan, input that does not fit the
+    /// decision, a write error); the plan as it is now.
     NotRecorded { plan: Loaded, error: StoreError },
+}
+
+impl Outcome {
+    /// The refusal of the actor's input (a number out of range, a Done outside `min`…`max`, …), when that is why
+    /// nothing was recorded: its text states what is accepted (`` `12abc` is not a number written in digits.
+    /// Send a whole number from 1 to 10. ``), for the front end to show and to ask again.
+    #[must_use]
+    pub fn input_refusal(&self) -> Option<&InputRefusal> {
+        match self {
+            Outcome::NotRecorded {
+                error: StoreError::Edit(e),
+                ..
+            } => e.input_refusal(),
+            _ => None,
+        }
+    }
 }
 
 /// People a recorded change concerns besides the actor.
@@ -307,6 +345,66 @@ impl Actions {
             Action::Skip { decision, seen } => Edit::Skip {
                 decision: seen_decision(decision, seen)?.id.clone(),
             },
+            Action::AnswerMulti {
+                decision,
+                options,
+                custom,
+                seen,
+            } => {
+                let d = seen_decision(decision, seen)?;
+                Edit::Value {
+                    decision: d.id.clone(),
+                    value: input::read_picks(d, options, custom.as_deref()).map_err(Stop::Input)?,
+                    edited: None,
+                }
+            }
+            Action::AnswerInput {
+                decision,
+                input: typed,
+                seen,
+            } => {
+                let d = seen_decision(decision, seen)?;
+                if let Kind::Multi { .. } = d.kind {
+                    return Err(Stop::Input(InputRefusal {
+                        reason: "This is a multi decision: pick its options.".to_owned(),
+                        prompt: input::prompt_for(d),
+                    }));
+                }
+                let value = input::read_input(d, typed).map_err(Stop::Input)?;
+                match (&d.kind, value) {
+                    (Kind::Choice, AnswerValue::Text(text)) => Edit::Custom {
+                        decision: d.id.clone(),
+                        text,
+                    },
+                    (kind, value) => Edit::Value {
+                        decision: d.id.clone(),
+                        edited: match (kind, &value) {
+                            (Kind::Edit { proposal, .. }, AnswerValue::Text(t))
+                                if d.chosen_option_of(t).is_none() =>
+                            {
+                                Some(*t != proposal.text)
+                            }
+                            _ => None,
+                        },
+                        value,
+                    },
+                }
+            }
+            Action::Approve { decision, seen } => {
+                let d = seen_decision(decision, seen)?;
+                let proposal = d.kind.proposal().ok_or(Stop::Stale)?;
+                Edit::Value {
+                    decision: d.id.clone(),
+                    value: AnswerValue::Text(proposal.text.clone()),
+                    edited: Some(false),
+                }
+            }
+            Action::Decline { seen } => {
+                if seen::of_answers(plan) != *seen {
+                    return Err(Stop::Stale);
+                }
+                Edit::Decline
+            }
             Action::Delegate { decision, to, seen } => {
                 let d = seen_decision(decision, seen)?;
                 let Actor::User(by) = actor else {
@@ -369,6 +467,9 @@ impl Actions {
                 let decision = match action {
                     Action::Answer { decision, .. }
                     | Action::Skip { decision, .. }
+                    | Action::AnswerMulti { decision, .. }
+                    | Action::AnswerInput { decision, .. }
+                    | Action::Approve { decision, .. }
                     | Action::Delegate { decision, .. }
                     | Action::TakeBack { decision, .. } => *decision,
                     Action::Custom { to, .. } | Action::Note { to, .. } => {
@@ -443,6 +544,8 @@ enum Stop {
     /// The actor's view no longer matches the file.
     Stale,
     Refused(Refusal),
+    /// The actor's input does not fit the decision: nothing is recorded, the refusal says what is accepted.
+    Input(InputRefusal),
 }
 
 impl Stop {
@@ -451,6 +554,10 @@ impl Stop {
             Stop::Current => Outcome::Current(plan),
             Stop::Stale => Outcome::Stale(plan),
             Stop::Refused(refusal) => Outcome::Refused(refusal),
+            Stop::Input(refusal) => Outcome::NotRecorded {
+                plan,
+                error: StoreError::Edit(crate::plan::EditError::Input(refusal)),
+            },
         }
     }
 }
@@ -460,7 +567,12 @@ impl Stop {
 fn tell(actor: Actor, before: &[u64], after: &Plan, decision: usize, action: &Action) -> Tell {
     let answers = matches!(
         action,
-        Action::Answer { .. } | Action::Custom { .. } | Action::Skip { .. }
+        Action::Answer { .. }
+            | Action::Custom { .. }
+            | Action::Skip { .. }
+            | Action::AnswerMulti { .. }
+            | Action::AnswerInput { .. }
+            | Action::Approve { .. }
     );
     let signoffs_cleared = if answers && after.approval.signoffs.is_empty() {
         before
@@ -483,6 +595,8 @@ fn tell(actor: Actor, before: &[u64], after: &Plan, decision: usize, action: &Ac
     }
 }
 
+#[cfg(test)]
+mod kind_tests;
 #[cfg(test)]
 mod people_tests;
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! carries one with each answer (callback data, web forms), so an action on a view the agent has since
 //! changed records nothing.
 
-use crate::plan::{Decision, DecisionOption, Plan};
+use crate::plan::{Decision, DecisionOption, Kind, Plan};
 
 /// FNV-1a 64 over `chunks`: a small, stable, dependency-free hash (not a secret; it only detects change).
 #[must_use]
@@ -33,10 +33,23 @@ pub fn fingerprint(parts: &[&str]) -> String {
     format!("{:06x}", fnv1a64(chunks) >> 40)
 }
 
-/// What a view showed of a decision (its id): for custom answers, skips and other whole-decision actions.
+/// What a view showed of a decision: for custom answers, skips and other whole-decision actions. For a `choice`
+/// its id; for the other kinds also the kind, the options (keys and labels: a multi answer names them by position)
+/// and an edit's proposal (approving it as is approves exactly what was shown).
 #[must_use]
 pub fn of_decision(d: &Decision) -> String {
-    fingerprint(&[&d.id])
+    if d.kind == Kind::Choice {
+        return fingerprint(&[&d.id]);
+    }
+    let mut parts: Vec<&str> = vec![&d.id, d.kind.name()];
+    for o in &d.options {
+        parts.push(&o.key);
+        parts.push(&o.label);
+    }
+    if let Some(p) = d.kind.proposal() {
+        parts.push(&p.text);
+    }
+    fingerprint(&parts)
 }
 
 /// What a view showed of an option (decision id, option key and label): for answers.

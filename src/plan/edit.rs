@@ -3,7 +3,7 @@
 use serde_yaml::Mapping;
 
 use super::parse::parse_with_frontmatter;
-use super::{DecisionStatus, Diagnostic, Plan, PlanStatus};
+use super::{AnswerValue, DecisionStatus, Diagnostic, InputRefusal, Plan, PlanStatus};
 
 mod check;
 mod counts;
@@ -34,7 +34,19 @@ pub enum Edit {
     Skip {
         decision: String,
     },
+    /// A typed answer (any kind but a `choice` option pick): `answer:` written as YAML of its type, and for an
+    /// `edit` decision `edited:`. Checked against the decision as it is in the file ([`super::input::check_value`]):
+    /// a value it does not accept records nothing ([`EditError::Input`]).
+    Value {
+        decision: String,
+        value: AnswerValue,
+        /// `edited:` of an `edit` decision (`None`: no such line, or it is cleared).
+        edited: Option<bool>,
+    },
     Submit,
+    /// An elicitation plan (`elicitation: true`) is declined as a whole: `outcome: declined`, then completed like
+    /// a submit, whatever is still pending.
+    Decline,
     /// The deadline passed (`on_deadline: submit`): every pending decision gets its `default` (answered) or is
     /// skipped, then the plan is submitted — in one write.
     Deadline,
@@ -71,7 +83,7 @@ impl Edit {
     /// needed: the edited plan's status says).
     #[must_use]
     pub fn submits(&self) -> bool {
-        matches!(self, Edit::Submit | Edit::Deadline)
+        matches!(self, Edit::Submit | Edit::Deadline | Edit::Decline)
     }
 }
 
@@ -98,6 +110,12 @@ pub enum EditError {
     AlreadySigned,
     #[error("the answers changed since they were shown for sign-off")]
     AnswersChanged,
+    #[error("{0}")]
+    Input(InputRefusal),
+    #[error("decision `{decision}` is required: answer it, it can't be skipped")]
+    Required { decision: String },
+    #[error("only an elicitation request can be declined")]
+    NotDeclinable,
     #[error("the edit would leave the file unreadable ({0}); nothing was written")]
     WouldCorrupt(Diagnostic),
 }
@@ -112,6 +130,18 @@ impl EditError {
                 | EditError::OptionChanged { .. }
                 | EditError::AnswersChanged
         )
+    }
+}
+
+impl EditError {
+    /// The refusal of a human's input (a number out of range, a text too long, …): its text says what is
+    /// accepted.
+    #[must_use]
+    pub fn input_refusal(&self) -> Option<&InputRefusal> {
+        match self {
+            EditError::Input(refusal) => Some(refusal),
+            _ => None,
+        }
     }
 }
 

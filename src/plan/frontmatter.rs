@@ -26,6 +26,10 @@ pub struct Frontmatter {
     pub completed_at: Option<String>,
     pub timing: Timing,
     pub approval: Approval,
+    /// `elicitation: true`: the plan is an MCP elicitation request (it may be declined).
+    pub elicitation: bool,
+    /// `outcome`: how a completed plan ended when not by a submit (`declined`).
+    pub outcome: Option<String>,
     /// 0-based line indices of the YAML text.
     pub lines: Range<usize>,
     /// 0-based index of the first body line (after the closing `---`).
@@ -112,6 +116,17 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
     if id.as_deref().is_some_and(|id| id.trim().is_empty()) {
         return Err(Diagnostic::new(key_line("id"), "`id` is empty"));
     }
+    let elicitation = match text("elicitation")?.as_deref() {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => {
+            return Err(Diagnostic::new(
+                key_line("elicitation"),
+                format!("`elicitation` must be true or false, not `{other}`"),
+            ));
+        }
+    };
+    let outcome = text("outcome")?;
     let timing = timing::read(&mapping, text, key_line)?;
     let approval = people::read(&mapping, key_line)?;
     Ok(Frontmatter {
@@ -128,6 +143,8 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
         completed_at: text("completed_at")?,
         timing,
         approval,
+        elicitation,
+        outcome,
         lines: 1..close,
         body_start: close + 1,
         map: mapping,

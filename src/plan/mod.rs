@@ -5,6 +5,8 @@ pub mod duration;
 mod edit;
 mod fast_yaml;
 mod frontmatter;
+pub mod input;
+pub mod kind;
 pub mod lines;
 mod model;
 mod parse;
@@ -15,11 +17,17 @@ pub mod yaml_value;
 
 pub use diagnostic::Diagnostic;
 pub use edit::{Edit, EditError, Parsed, answers_of, apply, apply_parsed, apply_to};
-pub use model::{Decision, DecisionOption, DecisionStatus, Plan, PlanStatus, Priority};
+pub use input::{InputRefusal, prompt_for};
+pub use kind::{AnswerValue, Kind, Number, Proposal, TextFormat};
+pub use model::{
+    Decision, DecisionOption, DecisionStatus, OUTCOME_DECLINED, Plan, PlanStatus, Priority,
+};
 pub use parse::{parse, parse_bytes};
 pub use people::Approval;
 pub use timing::{Due, OnDeadline, Timing};
 
+#[cfg(test)]
+mod kind_tests;
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::ops::Range;
 
+use super::kind::{AnswerValue, Kind};
 use super::people::Approval;
 use super::timing::Timing;
 
@@ -161,6 +162,18 @@ pub struct Decision {
     /// The `**Context:**` text, as written (Markdown source, without the `**Context:**` marker).
     pub context: String,
     pub options: Vec<DecisionOption>,
+    /// What shape of answer it takes (`kind`, default `choice`) and its constraints.
+    pub kind: Kind,
+    /// The recorded answer typed by the kind (`answer` holds it as text): an option key or custom text for
+    /// `choice`, a list of keys for `multi`, a number, a boolean, the text of a `text` or `edit`.
+    pub value: Option<AnswerValue>,
+    /// `default` typed by the kind (`default` holds it as text).
+    pub default_value: Option<AnswerValue>,
+    /// An `edit` decision's `edited`: whether the recorded text differs from the proposal (`None`: not given,
+    /// e.g. an option was picked).
+    pub edited: Option<bool>,
+    /// `required: true`: the decision must be answered, it cannot be skipped (an elicitation's required field).
+    pub required: bool,
     /// 1-based line of the `## ` heading.
     pub line: usize,
     /// 0-based line indices of the `key: value` block; an empty range at the insertion point when there is
@@ -169,6 +182,12 @@ pub struct Decision {
 }
 
 impl Decision {
+    /// The option whose key is `key`.
+    #[must_use]
+    pub fn chosen_option_of(&self, key: &str) -> Option<usize> {
+        self.options.iter().position(|o| o.key == key)
+    }
+
     /// The option whose key is the recorded answer, if the answer is one.
     #[must_use]
     pub fn chosen_option(&self) -> Option<usize> {
@@ -176,14 +195,40 @@ impl Decision {
         self.options.iter().position(|o| o.key == answer)
     }
 
-    /// True when the recorded answer is not one of the option keys.
+    /// True when the recorded answer is not one of the option keys: a custom text for `choice`, a list holding a
+    /// custom text for `multi`. Never for the kinds whose answer is typed (text, number, boolean, edit).
     #[must_use]
     pub fn is_custom_answer(&self) -> bool {
-        self.status == DecisionStatus::Answered
-            && self.answer.is_some()
-            && self.chosen_option().is_none()
+        if self.status != DecisionStatus::Answered {
+            return false;
+        }
+        match (&self.kind, &self.value) {
+            (Kind::Choice, _) => self.answer.is_some() && self.chosen_option().is_none(),
+            (Kind::Multi { .. }, Some(AnswerValue::List(keys))) => keys
+                .iter()
+                .any(|k| !self.options.iter().any(|o| &o.key == k)),
+            _ => false,
+        }
+    }
+
+    /// The options a `multi` answer picked (indices, in option order).
+    #[must_use]
+    pub fn picked_options(&self) -> Vec<usize> {
+        match &self.value {
+            Some(AnswerValue::List(keys)) => self
+                .options
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| keys.contains(&o.key))
+                .map(|(i, _)| i)
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 }
+
+/// `outcome` of a plan declined as a whole.
+pub const OUTCOME_DECLINED: &str = "declined";
 
 /// A parsed decision file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -203,6 +248,10 @@ pub struct Plan {
     pub timing: Timing,
     /// Approvers, required sign-offs and the sign-offs so far (all optional).
     pub approval: Approval,
+    /// `elicitation: true`: an MCP elicitation request made a plan; it may be declined as a whole.
+    pub elicitation: bool,
+    /// `outcome`: how the plan ended when not by a submit (`declined`); written by the daemon.
+    pub outcome: Option<String>,
     /// The plan's own context: the body between the `# ` heading and the first decision, trimmed,
     /// without `---` rules.
     pub context: String,
@@ -252,6 +301,12 @@ impl Plan {
             .as_deref()
             .and_then(super::timing::parse_time);
         self.timing.due(created, now)
+    }
+
+    /// True when the plan was declined as a whole (`outcome: declined`).
+    #[must_use]
+    pub fn declined(&self) -> bool {
+        self.outcome.as_deref() == Some(OUTCOME_DECLINED)
     }
 
     /// The session the completion notification is for: `notify_session`, else `session`, else `agent`.

@@ -10,6 +10,7 @@ use super::{Decision, Diagnostic, Plan, frontmatter};
 
 mod decision;
 mod fields;
+mod kind;
 mod options;
 
 use decision::parse_decision;
@@ -78,6 +79,8 @@ pub(super) fn parse_with_frontmatter(
         completed_at: fm.completed_at,
         timing: fm.timing,
         approval: fm.approval,
+        elicitation: fm.elicitation,
+        outcome: fm.outcome,
         context,
         decisions,
         frontmatter_lines: fm.lines,

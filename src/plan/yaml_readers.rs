@@ -315,6 +315,40 @@ fn double_quoted(s: &str) -> Result<(String, usize), String> {
     Err(format!("unterminated double-quoted scalar {s:?}"))
 }
 
+/// A flow list of scalars on one line (`[lint, "yes"]`, what a `multi` answer is written as) as a YAML reader
+/// following `schema` reads it: each item's tag and text. Items are double-quoted, or plain without the flow
+/// indicators `,[]{}` (and without `:` or `#`, which PyYAML refuses or reads differently inside a flow list).
+pub fn flow_list(value: &str, schema: Schema) -> Result<Vec<Scalar>, String> {
+    let inner = value
+        .trim()
+        .strip_prefix('[')
+        .and_then(|v| v.strip_suffix(']'))
+        .ok_or_else(|| format!("{value:?} is not a flow list"))?;
+    let mut items = Vec::new();
+    let mut rest = inner.trim_start_matches(' ');
+    while !rest.is_empty() {
+        let (item, after) = if rest.starts_with('"') {
+            let (text, len) = double_quoted(rest)?;
+            (Scalar { tag: "str", text }, &rest[len..])
+        } else {
+            let end = rest.find(',').unwrap_or(rest.len());
+            let text = rest[..end].trim_end_matches(' ');
+            if text.contains([':', '#', '[', ']', '{', '}']) {
+                return Err(format!("{text:?} is not a plain scalar inside a flow list"));
+            }
+            (plain(text, schema)?, &rest[end..])
+        };
+        items.push(item);
+        let after = after.trim_start_matches(' ');
+        rest = match after.strip_prefix(',') {
+            Some(r) => r.trim_start_matches(' '),
+            None if after.is_empty() => after,
+            None => return Err(format!("text after an item of {value:?}")),
+        };
+    }
+    Ok(items)
+}
+
 /// The string a top-level key holds, when the reader takes it for one.
 #[must_use]
 pub fn top_str<'a>(read: &'a [(Scalar, Node)], key: &str) -> Option<&'a Scalar> {

@@ -31,6 +31,18 @@ pub fn scalar(s: &str) -> String {
     }
 }
 
+/// `s` as an item of a YAML flow list (`[lint, tests]`): plain when [`scalar`] would write it plain and it holds
+/// none of the characters a flow collection gives a meaning to (`,`, `[`, `]`, `{`, `}`, and `:`, `#`, which
+/// PyYAML refuses or reads differently inside one), double-quoted otherwise.
+#[must_use]
+pub fn flow_item(s: &str) -> String {
+    if is_plain_string(s) && !s.contains([',', '[', ']', '{', '}', ':', '#']) {
+        s.to_owned()
+    } else {
+        double_quoted(s)
+    }
+}
+
 /// `s` as a YAML integer when it is a decimal number every YAML reader takes for exactly this number (a Telegram
 /// user id reads better as the number it is), else as the string [`scalar`] writes.
 #[must_use]
@@ -158,6 +170,33 @@ pub fn read(value: &str) -> Result<Option<String>, String> {
             Err("expected a single value, found a list or a map".to_owned())
         }
     }
+}
+
+/// Reads a value written after `key:` that may be a flow list of scalars (`[lint, "yes"]`): `Ok(Some(items))`
+/// for such a list (each item's text as [`read`] gives it; a null item is refused), `Ok(None)` for anything that
+/// is not a list (read it with [`read`]).
+pub fn read_list(value: &str) -> Result<Option<Vec<String>>, String> {
+    let t = value.trim_start();
+    if !t.starts_with('[') {
+        return Ok(None);
+    }
+    let parsed: Value = serde_yaml::from_str(value).map_err(|e| first_line(&e.to_string()))?;
+    let Value::Sequence(items) = parsed else {
+        return Ok(None);
+    };
+    items
+        .into_iter()
+        .map(|item| match item {
+            Value::String(s) => Ok(s),
+            Value::Bool(b) => Ok(b.to_string()),
+            Value::Number(n) => Ok(n.to_string()),
+            Value::Null => Err("a list item is null".to_owned()),
+            Value::Sequence(_) | Value::Mapping(_) | Value::Tagged(_) => {
+                Err("a list item is itself a list or a map".to_owned())
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
 }
 
 fn first_line(s: &str) -> String {

@@ -77,6 +77,16 @@ fn verify(plan: &Plan, edit: &Edit, completes: bool) -> Result<(), Diagnostic> {
         Edit::Custom { decision, text } => plan.decision(decision).is_some_and(|d| {
             d.status == DecisionStatus::Answered && d.answer.as_ref() == Some(text)
         }),
+        Edit::Value {
+            decision,
+            value,
+            edited,
+        } => plan.decision(decision).is_some_and(|d| {
+            d.status == DecisionStatus::Answered
+                && d.value.as_ref() == Some(value)
+                && d.edited == *edited
+        }),
+        Edit::Decline => plan.status == PlanStatus::Completed && plan.declined(),
         Edit::Skip { decision } => plan
             .decision(decision)
             .is_some_and(|d| d.status == DecisionStatus::Skipped),

@@ -25,9 +25,9 @@ impl Counts {
 /// The counts of `plan` once `edit` holds: the edited decision takes its new status, the others keep theirs.
 pub(super) fn counts_after(plan: &Plan, edit: &Edit) -> Counts {
     let decided = match edit {
-        Edit::Answer { decision, .. } | Edit::Custom { decision, .. } => {
-            Some((decision, DecisionStatus::Answered))
-        }
+        Edit::Answer { decision, .. }
+        | Edit::Custom { decision, .. }
+        | Edit::Value { decision, .. } => Some((decision, DecisionStatus::Answered)),
         Edit::Skip { decision } => Some((decision, DecisionStatus::Skipped)),
         _ => None,
     };

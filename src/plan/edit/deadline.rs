@@ -1,6 +1,6 @@
 //! The deadline's edit (`on_deadline: submit`), and what the clock may do on a plan now.
 
-use crate::plan::{DecisionStatus, Due, Plan, PlanStatus, timing};
+use crate::plan::{AnswerValue, DecisionStatus, Due, Kind, Plan, PlanStatus, timing};
 
 use super::{Edit, EditError, apply, apply_parsed};
 
@@ -20,6 +20,15 @@ pub(super) fn apply_deadline(
     if !due_now(plan, now).deadline {
         return Err(EditError::NotDue);
     }
+    // An elicitation whose required field has no default can't be accepted without it: the deadline declines.
+    if plan.elicitation
+        && plan
+            .decisions
+            .iter()
+            .any(|d| d.status == DecisionStatus::Pending && d.required && d.default_value.is_none())
+    {
+        return apply_parsed(text, stem, &Edit::Decline, by, now);
+    }
     let mut text = text.to_owned();
     for d in plan
         .decisions
@@ -30,13 +39,26 @@ pub(super) fn apply_deadline(
             .default
             .as_ref()
             .and_then(|k| d.options.iter().find(|o| &o.key == k));
-        let edit = match default {
-            Some(o) => Edit::Answer {
+        let edit = match (&d.kind, default, &d.default_value) {
+            // Any other kind: its typed default (checked against the decision when the file was read).
+            (kind, _, Some(value)) if *kind != Kind::Choice => Edit::Value {
+                decision: d.id.clone(),
+                value: value.clone(),
+                edited: match (kind, value) {
+                    (Kind::Edit { proposal, .. }, AnswerValue::Text(t))
+                        if d.chosen_option_of(t).is_none() =>
+                    {
+                        Some(*t != proposal.text)
+                    }
+                    _ => None,
+                },
+            },
+            (_, Some(o), _) => Edit::Answer {
                 decision: d.id.clone(),
                 key: o.key.clone(),
                 label: o.label.clone(),
             },
-            None => Edit::Skip {
+            _ => Edit::Skip {
                 decision: d.id.clone(),
             },
         };

@@ -1,7 +1,7 @@
 //! An edit's lines in its decision's block: `status`, `answer`, `answered_at`, `answered_by`, `note`, the
 //! delegation; and the checks that refuse an edit before anything is written.
 
-use crate::plan::{Plan, yaml_value};
+use crate::plan::{AnswerValue, Plan, input, yaml_value};
 
 use super::patch::Lines;
 use super::signoff::answers_of;
@@ -24,7 +24,27 @@ pub(super) fn write(
             label,
         } => {
             check_option(plan, decision, key, label)?;
-            set(file, plan, decision, &stamp("answered", Some(key), by, now))?;
+            let mut fields = stamp("answered", Some(key), by, now);
+            clear_edited(plan, decision, &mut fields);
+            set(file, plan, decision, &fields)?;
+        }
+        Edit::Value {
+            decision,
+            value,
+            edited,
+        } => {
+            let d = plan
+                .decision(decision)
+                .ok_or_else(|| EditError::DecisionGone {
+                    decision: decision.clone(),
+                })?;
+            input::check_value(d, value).map_err(EditError::Input)?;
+            let mut fields = stamp_value("answered", value, by, now);
+            match edited {
+                Some(e) => fields.push(("edited", e.to_string())),
+                None => clear_edited(plan, decision, &mut fields),
+            }
+            set(file, plan, decision, &fields)?;
         }
         Edit::Custom { decision, text } => {
             if text.trim().is_empty() {
@@ -37,7 +57,17 @@ pub(super) fn write(
                 &stamp("answered", Some(text), by, now),
             )?;
         }
-        Edit::Skip { decision } => set(file, plan, decision, &stamp("skipped", None, by, now))?,
+        Edit::Skip { decision } => {
+            // The deadline (`answered_by: deadline`, never a user id) skips what it has no default for.
+            if by != Some("deadline") && plan.decision(decision).is_some_and(|d| d.required) {
+                return Err(EditError::Required {
+                    decision: decision.clone(),
+                });
+            }
+            let mut fields = stamp("skipped", None, by, now);
+            clear_edited(plan, decision, &mut fields);
+            set(file, plan, decision, &fields)?;
+        }
         Edit::Note { decision, text } => {
             if text.trim().is_empty() {
                 return Err(EditError::EmptyNote);
@@ -62,6 +92,11 @@ pub(super) fn write(
                 return Err(EditError::NotFinished {
                     remaining: plan.remaining(),
                 });
+            }
+        }
+        Edit::Decline => {
+            if !plan.elicitation {
+                return Err(EditError::NotDeclinable);
             }
         }
         Edit::Deadline | Edit::Reminded | Edit::Escalated => {}
@@ -102,6 +137,26 @@ fn set(
         file.set(&mut block, key, written, false, true);
     }
     Ok(())
+}
+
+/// `edited: null` added to `fields` when decision `decision` has an `edited` value the new answer makes wrong (an
+/// option picked or a skip after an edited proposal).
+fn clear_edited(plan: &Plan, decision: &str, fields: &mut Vec<(&'static str, String)>) {
+    if plan.decision(decision).is_some_and(|d| d.edited.is_some()) {
+        fields.push(("edited", "null".to_owned()));
+    }
+}
+
+/// The fields of a typed answer: `status`, `answer` (YAML of the value's type), `answered_at`, `answered_by`.
+fn stamp_value(
+    status: &str,
+    value: &AnswerValue,
+    by: Option<&str>,
+    now: &str,
+) -> Vec<(&'static str, String)> {
+    let mut fields = stamp(status, None, by, now);
+    fields[1].1 = value.yaml();
+    fields
 }
 
 /// The fields of an answer or a skip: `status`, `answer`, `answered_at` and (when known) `answered_by`.

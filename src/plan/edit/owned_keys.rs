@@ -3,7 +3,7 @@
 
 use serde_yaml::{Mapping, Value};
 
-use crate::plan::{Plan, PlanStatus, people, yaml_value};
+use crate::plan::{OUTCOME_DECLINED, Plan, PlanStatus, people, yaml_value};
 
 use super::counts::counts_after;
 use super::patch::Lines;
@@ -28,7 +28,7 @@ impl OwnedKeys {
     pub(super) fn of(plan: &Plan, edit: &Edit, now: &str) -> Result<OwnedKeys, EditError> {
         let signoffs = signoffs_after(plan, edit)?;
         let completes = match edit {
-            Edit::Submit => true,
+            Edit::Submit | Edit::Decline => true,
             Edit::SignOff { .. } => signoffs
                 .as_ref()
                 .is_some_and(|s| s.len() >= plan.approval.require),
@@ -107,6 +107,13 @@ fn counted_keys(
     }
     if completes {
         fields.push(time("completed_at", now));
+    }
+    if *edit == Edit::Decline {
+        fields.push(OwnedKey {
+            key: "outcome",
+            value: Value::String(OUTCOME_DECLINED.to_owned()),
+            yaml: yaml_value::scalar(OUTCOME_DECLINED),
+        });
     }
     fields
 }

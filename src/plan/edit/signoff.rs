@@ -34,6 +34,9 @@ pub(super) fn signoffs_after(plan: &Plan, edit: &Edit) -> Result<Option<Vec<u64>
             changes(decision, DecisionStatus::Answered, Some(key))
         }
         Edit::Custom { decision, text } => changes(decision, DecisionStatus::Answered, Some(text)),
+        Edit::Value {
+            decision, value, ..
+        } => changes(decision, DecisionStatus::Answered, Some(&value.text())),
         Edit::Skip { decision } => changes(decision, DecisionStatus::Skipped, None),
         _ => false,
     };

@@ -3,9 +3,10 @@
 use std::ops::Range;
 
 use super::fields::Fields;
+use super::kind::{kind_name, proposal, read_kind, value_of};
 use super::options::parse_options;
 use super::{block_text, heading_text, meta_key};
-use crate::plan::{Decision, DecisionOption, Diagnostic, lines, slug};
+use crate::plan::{AnswerValue, Decision, DecisionOption, Diagnostic, Kind, input, lines, slug};
 
 /// Reads decision `n` (from 0): the lines `section` of the file, from its `## ` heading to the next.
 pub(super) fn parse_decision(
@@ -23,27 +24,60 @@ pub(super) fn parse_decision(
     let status = fields.status()?;
     let allow_custom = fields.allow_custom()?;
 
+    let kind_name = kind_name(&fields)?;
+
     let rest = meta_lines.end.max(heading + 1)..section.end;
+    // An edit decision's proposal is a code block: its lines are neither context nor options.
+    let (proposal, proposal_lines) = match kind_name {
+        "edit" => match proposal(all, rest.clone())? {
+            Some((p, lines)) => (Some(p), lines),
+            None => (None, section.end..section.end),
+        },
+        _ => (None, section.end..section.end),
+    };
     let options_at = rest.clone().find(|&i| {
-        lines::content(all[i])
-            .trim_start()
-            .starts_with("**Options:**")
+        !proposal_lines.contains(&i)
+            && lines::content(all[i])
+                .trim_start()
+                .starts_with("**Options:**")
     });
-    let context = decision_context(all, rest.start..options_at.unwrap_or(section.end));
+    let context_end = options_at.unwrap_or(section.end).min(proposal_lines.start);
+    let context = decision_context(all, rest.start..context_end);
     let options = match options_at {
-        Some(at) => parse_options(all, at + 1..section.end, &id)?,
+        Some(at) => {
+            let end = if proposal_lines.start > at {
+                proposal_lines.start
+            } else {
+                section.end
+            };
+            parse_options(all, at + 1..end, &id)?
+        }
         None => Vec::new(),
     };
-    let default = fields.field("default");
-    check_default(&fields, default.as_deref(), &options)?;
+    let kind = read_kind(&fields, kind_name, &options, allow_custom, proposal)?;
+    let value = value_of(&fields, "answer", &kind)?;
+    let default_value = value_of(&fields, "default", &kind)?;
+    // `answer` and `default` as text: exactly as written for a choice, the typed value's text for the others.
+    let (answer, default) = match kind {
+        Kind::Choice => (fields.field("answer"), fields.field("default")),
+        _ => (
+            value.as_ref().map(AnswerValue::text),
+            default_value.as_ref().map(AnswerValue::text),
+        ),
+    };
+    if kind == Kind::Choice {
+        check_default(&fields, default.as_deref(), &options)?;
+    }
+    let edited = fields.boolean("edited")?;
+    let required = fields.boolean("required")?.unwrap_or(false);
     let delegated_to = fields.user("delegated_to")?;
     let delegated_by = fields.user("delegated_by")?;
 
-    Ok(Decision {
+    let decision = Decision {
         id,
         title,
         status,
-        answer: fields.field("answer"),
+        answer,
         answered_at: fields.field("answered_at"),
         answered_by: fields.field("answered_by"),
         allow_custom,
@@ -53,9 +87,28 @@ pub(super) fn parse_decision(
         delegated_by,
         context,
         options,
+        kind,
+        value,
+        default_value,
+        edited,
+        required,
         line,
         meta_lines,
-    })
+    };
+    if decision.kind != Kind::Choice
+        && let Some(value) = &decision.default_value
+        && let Err(refusal) = input::check_value(&decision, value)
+    {
+        return Err(Diagnostic::new(
+            fields.line("default"),
+            format!(
+                "`default: {}` does not fit this decision: {}",
+                value.yaml(),
+                refusal.reason
+            ),
+        ));
+    }
+    Ok(decision)
 }
 
 /// `Decision 3: Caching` → `Caching`; `Decision 3` alone stays as it is.

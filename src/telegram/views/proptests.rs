@@ -6,7 +6,9 @@ use proptest::prelude::*;
 
 use super::test_support::{assert_answer_buttons, assert_within_limits};
 use super::*;
-use crate::plan::{Decision, DecisionOption, DecisionStatus, Plan, PlanStatus, Priority};
+use crate::plan::{
+    AnswerValue, Decision, DecisionOption, DecisionStatus, Kind, Plan, PlanStatus, Priority,
+};
 use crate::telegram::markdown_check::parse_markdown_v2;
 use crate::telegram::render::FULL_CONTEXT;
 use crate::telegram::render::arbitrary::{holds_in_order, markdown, words};
@@ -57,7 +59,7 @@ fn arb_decision() -> impl Strategy<Value = Decision> {
                     id,
                     title,
                     status,
-                    answer,
+                    answer: answer.clone(),
                     answered_at: None,
                     answered_by: None,
                     allow_custom,
@@ -66,7 +68,12 @@ fn arb_decision() -> impl Strategy<Value = Decision> {
                     delegated_to: None,
                     delegated_by: None,
                     context,
+                    value: answer.clone().map(AnswerValue::Text),
+                    default_value: options.last().map(|o| AnswerValue::Text(o.key.clone())),
                     options,
+                    kind: Kind::Choice,
+                    edited: None,
+                    required: false,
                     line: 1,
                     meta_lines: 0..0,
                 }
@@ -100,6 +107,8 @@ fn arb_plan() -> impl Strategy<Value = Plan> {
                 completed_at: None,
                 timing: crate::plan::Timing::default(),
                 approval: crate::plan::Approval::default(),
+                elicitation: false,
+                outcome: None,
                 context,
                 decisions,
                 frontmatter_lines: 0..0,
