@@ -18,9 +18,13 @@ fn name(action: &Action, outcome: &Outcome) -> Option<&'static str> {
             | Outcome::NotRecorded { .. },
         ) => return None,
         (Action::ApplyDeadline, _) => "deadline",
+        (Action::Decline { .. }, _) => "decline",
         (_, Outcome::Submitted { .. }) => "submit",
         (_, Outcome::SignedOff(_)) => "sign_off",
-        (Action::Answer { .. }, _) => "answer",
+        (Action::Answer { .. } | Action::AnswerMulti { .. } | Action::AnswerInput { .. }, _) => {
+            "answer"
+        }
+        (Action::Approve { .. }, _) => "approve",
         (Action::Custom { .. }, _) => "custom",
         (Action::Skip { .. }, _) => "skip",
         (Action::Note { .. }, _) => "note",
@@ -43,7 +47,10 @@ fn name(action: &Action, outcome: &Outcome) -> Option<&'static str> {
 /// The value the change recorded: the option key, the text typed, the delegate.
 fn value(action: &Action, plan: &Plan, decision: Option<usize>) -> Option<String> {
     match action {
-        Action::Answer { .. } => decision
+        Action::Answer { .. }
+        | Action::AnswerMulti { .. }
+        | Action::AnswerInput { .. }
+        | Action::Approve { .. } => decision
             .and_then(|i| plan.decisions.get(i))
             .and_then(|d| d.answer.clone()),
         Action::Custom { text, .. } | Action::Note { text, .. } => Some(text.clone()),
@@ -56,6 +63,10 @@ fn value(action: &Action, plan: &Plan, decision: Option<usize>) -> Option<String
 fn seen(action: &Action) -> Option<&str> {
     match action {
         Action::Answer { seen, .. }
+        | Action::AnswerMulti { seen, .. }
+        | Action::AnswerInput { seen, .. }
+        | Action::Approve { seen, .. }
+        | Action::Decline { seen }
         | Action::Skip { seen, .. }
         | Action::Delegate { seen, .. }
         | Action::TakeBack { seen, .. }
