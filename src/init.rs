@@ -11,9 +11,9 @@ use crate::config::{
     self, BotToken, ConfigError, ConfigFile, FolderPath, LogLevel, LogsSection, Millis,
     NotificationsSection, QueueSection, TelegramSection, UserId, UserIds, WebSection,
 };
-pub use files::{Outcome, Step};
+pub use files::Step;
 pub use prompt::{InitIo, TerminalIo};
-pub use unit::{SYSTEMD_UNIT, render_unit};
+pub use unit::render_unit;
 
 /// What `arbiter init` was asked to do. Build it with [`InitOptions::from_env`], then fill in the flags.
 #[derive(Debug, Clone, Default)]

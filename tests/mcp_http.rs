@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::mcp::Client as StdioClient;
 use crate::support::TempQueue;
+use crate::support::mcp_http::{HttpClient, snapshot};
 
 const BUILDER_TOKEN: &str = "builder-token-6d1f0c";
 const REVIEWER_TOKEN: &str = "reviewer-token-93ab27";
@@ -53,134 +54,6 @@ async fn serve_router(q: &TempQueue) -> Served {
 
 async fn serve(q: &TempQueue) -> String {
     serve_router(q).await.url
-}
-
-/// An MCP session over HTTP.
-#[derive(Clone)]
-pub(crate) struct HttpClient {
-    http: reqwest::Client,
-    url: String,
-    token: String,
-    session: Option<String>,
-}
-
-impl HttpClient {
-    pub(crate) fn new(url: &str, token: &str) -> HttpClient {
-        HttpClient {
-            http: reqwest::Client::new(),
-            url: url.to_owned(),
-            token: token.to_owned(),
-            session: None,
-        }
-    }
-
-    /// POSTs one JSON-RPC message with the transport's headers.
-    pub(crate) async fn post(&self, message: &Value) -> reqwest::Response {
-        let mut request = self
-            .http
-            .post(&self.url)
-            .bearer_auth(&self.token)
-            .header("Accept", "application/json, text/event-stream")
-            .json(message);
-        if let Some(session) = &self.session {
-            request = request
-                .header("Mcp-Session-Id", session)
-                .header("MCP-Protocol-Version", "2025-06-18");
-        }
-        request.send().await.unwrap()
-    }
-
-    /// Sends a request and returns the JSON-RPC response with its id, from a JSON body or an event stream.
-    pub(crate) async fn request(
-        &self,
-        id: u64,
-        method: &str,
-        params: Value,
-    ) -> (Value, reqwest::header::HeaderMap) {
-        let response = self
-            .post(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-            .await;
-        assert_eq!(response.status(), StatusCode::OK, "{method}");
-        let headers = response.headers().clone();
-        let kind = headers[reqwest::header::CONTENT_TYPE]
-            .to_str()
-            .unwrap()
-            .to_owned();
-        let body = response.text().await.unwrap();
-        let messages: Vec<Value> = if kind.starts_with("text/event-stream") {
-            body.lines()
-                .filter_map(|line| line.strip_prefix("data:"))
-                .map(str::trim)
-                .filter(|data| !data.is_empty())
-                .map(|data| serde_json::from_str(data).unwrap())
-                .collect()
-        } else {
-            vec![serde_json::from_str(&body).unwrap()]
-        };
-        let response = messages
-            .into_iter()
-            .find(|m| m["id"] == json!(id))
-            .unwrap_or_else(|| panic!("no response to {method} in {body}"));
-        assert_eq!(response["jsonrpc"], "2.0");
-        (response, headers)
-    }
-
-    /// initialize, then notifications/initialized; keeps the session id the server gave.
-    pub(crate) async fn initialize(&mut self) -> Value {
-        let (init, headers) = self
-            .request(
-                0,
-                "initialize",
-                json!({
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "remote-agent", "version": "1.0.0"}
-                }),
-            )
-            .await;
-        self.session = Some(headers["mcp-session-id"].to_str().unwrap().to_owned());
-        let initialized = self
-            .post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-        assert_eq!(initialized.status(), StatusCode::ACCEPTED);
-        init
-    }
-
-    /// Calls a tool and returns its result (`content`, `structuredContent`, `isError`).
-    pub(crate) async fn call(&self, id: u64, tool: &str, arguments: Value) -> Value {
-        let (response, _) = self
-            .request(
-                id,
-                "tools/call",
-                json!({"name": tool, "arguments": arguments}),
-            )
-            .await;
-        assert!(response.get("error").is_none(), "{response}");
-        response["result"].clone()
-    }
-
-    /// Pushes a plan spec with `arbiter_push`; returns the new plan's id.
-    pub(crate) async fn push(&self, id: u64, spec: Value) -> String {
-        let pushed = self.call(id, "arbiter_push", spec).await;
-        assert_eq!(pushed["isError"], json!(false), "{pushed}");
-        pushed["structuredContent"]["id"]
-            .as_str()
-            .unwrap()
-            .to_owned()
-    }
-}
-
-/// Every file under the queue folder with its bytes.
-fn snapshot(q: &TempQueue) -> BTreeMap<String, Vec<u8>> {
-    ["pending", "completed", "notify"]
-        .into_iter()
-        .flat_map(|sub| {
-            q.files(sub).into_iter().map(move |name| {
-                let bytes = std::fs::read(q.root().join(sub).join(&name)).unwrap();
-                (format!("{sub}/{name}"), bytes)
-            })
-        })
-        .collect()
 }
 
 fn answer_and_submit(q: &TempQueue, id: &str) {
@@ -316,6 +189,55 @@ async fn push_get_await_over_http_as_the_tokens_agent() {
         unknown["content"][0]["text"],
         "no plan with id `nope` in the queue"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arbiter_await_reports_progress_while_the_human_has_not_answered() {
+    let q = TempQueue::new();
+    let url = serve(&q).await;
+    let mut mcp = HttpClient::new(&url, BUILDER_TOKEN);
+    mcp.initialize().await;
+    let id = mcp
+        .push(
+            1,
+            json!({"title": "T", "decisions": [{"title": "A"}, {"title": "B"}]}),
+        )
+        .await;
+    let is_progress = |m: &&Value| m["method"] == "notifications/progress";
+
+    // A client that gives a progressToken hears at once that the human has not answered yet.
+    let (messages, _) = mcp
+        .exchange(
+            2,
+            "tools/call",
+            json!({"name": "arbiter_await", "arguments": {"id": id, "timeout_seconds": 1},
+                   "_meta": {"progressToken": "wait-1"}}),
+        )
+        .await;
+    let progress: Vec<&Value> = messages.iter().filter(is_progress).collect();
+    assert!(!progress.is_empty(), "{messages:?}");
+    assert_eq!(
+        progress[0]["params"],
+        json!({"progressToken": "wait-1", "progress": 0.0, "total": 1.0,
+               "message": "waiting for the human: 0 of 2 decisions answered, not submitted yet"})
+    );
+    let result = &messages.last().unwrap()["result"];
+    assert_eq!(result["structuredContent"]["status"], "pending", "{result}");
+
+    // Without one, nothing but the result.
+    let (messages, _) = mcp
+        .exchange(
+            3,
+            "tools/call",
+            json!({"name": "arbiter_await", "arguments": {"id": id, "timeout_seconds": 1}}),
+        )
+        .await;
+    assert_eq!(
+        messages.iter().filter(is_progress).count(),
+        0,
+        "{messages:?}"
+    );
+    assert_eq!(messages.len(), 1, "{messages:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -6,9 +6,9 @@ use reqwest::StatusCode;
 use serde_json::json;
 use sha2::Sha256;
 
-use crate::mcp_http::HttpClient;
 use crate::support::TempQueue;
 use crate::support::daemon::OWNER;
+use crate::support::mcp_http::HttpClient;
 use crate::support::web::{AGENT_TOKEN, Dash};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

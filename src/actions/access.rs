@@ -270,7 +270,6 @@ impl Access {
                 _ => Ok(()),
             },
             Role::Delegate(mine) => {
-                let by_id = |id: &str| plan.decisions.iter().position(|d| d.id == id);
                 let decision = match action {
                     Action::Open => return Ok(()),
                     Action::Answer { decision, .. }
@@ -280,9 +279,7 @@ impl Access {
                     | Action::Approve { decision, .. }
                     | Action::StartCustom { decision, .. }
                     | Action::StartNote { decision, .. } => Some(*decision),
-                    Action::Custom { decision_id, .. } | Action::Note { decision_id, .. } => {
-                        by_id(decision_id)
-                    }
+                    Action::Custom { to, .. } | Action::Note { to, .. } => to.index_in(plan),
                     _ => None,
                 };
                 match decision {

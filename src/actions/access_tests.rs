@@ -1,6 +1,7 @@
 //! The permission rules, on parsed plans: who sees a plan, and who may take which action on it.
 
 use super::*;
+use crate::actions::Typed;
 use crate::plan::{Plan, parse};
 
 const ALICE: u64 = 93533553;
@@ -73,7 +74,7 @@ fn a_non_approver_sees_nothing_and_may_do_nothing() {
             seen: "000000".into(),
         },
         Action::Note {
-            decision_id: "database".into(),
+            to: Typed::Id("database".into()),
             text: "x".into(),
         },
         Action::Delegate {
@@ -108,7 +109,7 @@ fn a_delegate_may_act_on_their_decision_only() {
     assert_eq!(a.check(carol, &p, &Action::Open), Ok(()));
     assert_eq!(a.check(carol, &p, &answer(0)), Ok(()));
     let note = |id: &str| Action::Note {
-        decision_id: id.into(),
+        to: Typed::Id(id.into()),
         text: "n".into(),
     };
     assert_eq!(a.check(carol, &p, &note("database")), Ok(()));

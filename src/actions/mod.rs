@@ -5,7 +5,7 @@
 //! turn their input into actions and outcomes into their own views; none edits a file itself. Permissions are
 //! decided in [`access`], by the actor's user id.
 
-pub mod access;
+pub(crate) mod access;
 pub mod seen;
 
 use std::fmt;
@@ -50,8 +50,8 @@ pub enum Action {
     },
     /// About to type a custom answer for decision `decision`: checks it is still the one shown.
     StartCustom { decision: usize, seen: String },
-    /// A custom answer typed for the decision with this id (the id was taken when the prompt was shown).
-    Custom { decision_id: String, text: String },
+    /// A custom answer typed for decision `to`.
+    Custom { to: Typed, text: String },
     /// Skip decision `decision`.
     Skip { decision: usize, seen: String },
     /// Answer the `multi` decision `decision` with the options at `options` (indices; the order and repeats do
@@ -84,8 +84,8 @@ pub enum Action {
     SignOff { seen: String },
     /// About to type a note for decision `decision`: checks it is still the one shown.
     StartNote { decision: usize, seen: String },
-    /// A note typed for the decision with this id (the id was taken when the prompt was shown).
-    Note { decision_id: String, text: String },
+    /// A note typed for decision `to`.
+    Note { to: Typed, text: String },
     /// About to pick whom to delegate decision `decision` to: checks it is still the one shown.
     StartDelegate { decision: usize, seen: String },
     /// Delegate decision `decision` to the member `to`.
@@ -102,6 +102,32 @@ pub enum Action {
     Remind,
     /// The plan was escalated: record when (`escalated_at`).
     Escalate,
+}
+
+/// The decision typed text is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Typed {
+    /// The decision with this id: the bot took it when it showed its force-reply prompt, and that prompt was
+    /// checked against what the human saw ([`Action::StartCustom`], [`Action::StartNote`]).
+    Id(String),
+    /// Decision `decision` as a form showed it (`seen::of_decision`): the text and the check are one action, so
+    /// the file cannot change between them.
+    Shown { decision: usize, seen: String },
+}
+
+impl Typed {
+    /// The index of the decision this names in `plan`, if it is there (and, when shown, still as it was).
+    #[must_use]
+    pub fn index_in(&self, plan: &Plan) -> Option<usize> {
+        match self {
+            Typed::Id(id) => plan.decisions.iter().position(|d| d.id == *id),
+            Typed::Shown { decision, seen } => plan
+                .decisions
+                .get(*decision)
+                .filter(|d| seen::of_decision(d) == *seen)
+                .map(|_| *decision),
+        }
+    }
 }
 
 impl Action {
@@ -279,6 +305,15 @@ impl Actions {
                 .filter(|d| seen::of_decision(d) == *seen)
                 .ok_or(Stop::Stale)
         };
+        // The id of the decision typed text is for: by id as the prompt took it (an id no longer there is left
+        // to the edit, which names it), or by position if it is still what the form showed.
+        let typed_decision = |to: &Typed| match to {
+            Typed::Id(id) => Ok(id.clone()),
+            Typed::Shown { .. } => to
+                .index_in(plan)
+                .map(|i| plan.decisions[i].id.clone())
+                .ok_or(Stop::Stale),
+        };
         Ok(match action {
             Action::Open => return Err(Stop::Current),
             Action::StartCustom { decision, seen }
@@ -387,8 +422,8 @@ impl Actions {
                     decision: d.id.clone(),
                 }
             }
-            Action::Note { decision_id, text } => Edit::Note {
-                decision: decision_id.clone(),
+            Action::Note { to, text } => Edit::Note {
+                decision: typed_decision(to)?,
                 text: text.clone(),
             },
             Action::Submit { seen } | Action::SignOff { seen }
@@ -403,8 +438,8 @@ impl Actions {
                 },
                 _ => Edit::Submit,
             },
-            Action::Custom { decision_id, text } => Edit::Custom {
-                decision: decision_id.clone(),
+            Action::Custom { to, text } => Edit::Custom {
+                decision: typed_decision(to)?,
                 text: text.clone(),
             },
             Action::ApplyDeadline => Edit::Deadline,
@@ -433,12 +468,9 @@ impl Actions {
                     | Action::Approve { decision, .. }
                     | Action::Delegate { decision, .. }
                     | Action::TakeBack { decision, .. } => *decision,
-                    Action::Custom { decision_id, .. } | Action::Note { decision_id, .. } => plan
-                        .plan
-                        .decisions
-                        .iter()
-                        .position(|d| d.id == *decision_id)
-                        .unwrap_or(0),
+                    Action::Custom { to, .. } | Action::Note { to, .. } => {
+                        to.index_in(&plan.plan).unwrap_or(0)
+                    }
                     Action::Remind => return Outcome::Noted(plan),
                     Action::Escalate => {
                         let to = self.escalation_recipients(&plan.plan);

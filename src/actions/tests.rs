@@ -104,7 +104,7 @@ fn an_outsider_changes_nothing_and_learns_nothing() {
         );
     }
     let custom = Action::Custom {
-        decision_id: "database".into(),
+        to: Typed::Id("database".into()),
         text: "mine".into(),
     };
     assert!(matches!(
@@ -222,10 +222,50 @@ fn a_submit_of_answers_that_changed_since_the_review_records_nothing() {
 }
 
 #[test]
+fn text_typed_on_a_form_names_the_decision_it_showed() {
+    let f = fixture();
+    let shown = |f: &Fixture, decision: usize| Typed::Shown {
+        decision,
+        seen: seen::of_decision(&f.plan().decisions[decision]),
+    };
+    let custom = Action::Custom {
+        to: shown(&f, 1),
+        text: "memcached".into(),
+    };
+    let Outcome::Recorded { decision: 1, .. } = f.take(Actor::User(OWNER), custom) else {
+        panic!("the custom answer is recorded on the decision shown");
+    };
+    assert!(f.text().contains("answer: memcached"), "{}", f.text());
+    // A note from a page drawn before the agent retitled the decision: nothing is written.
+    let note = Action::Note {
+        to: shown(&f, 0),
+        text: "why not".into(),
+    };
+    let retitled = f
+        .text()
+        .replace("## Decision 1: Database", "## Decision 1: Datastore");
+    fs::write(&f.file, &retitled).unwrap();
+    let outcome = f.take(Actor::User(OWNER), note);
+    assert!(matches!(outcome, Outcome::Stale(_)), "{outcome:?}");
+    assert_eq!(f.text(), retitled);
+    // Another decision's position with this one's fingerprint: nothing either.
+    let forged = Action::Note {
+        to: Typed::Shown {
+            decision: 1,
+            seen: seen::of_decision(&f.plan().decisions[0]),
+        },
+        text: "forged".into(),
+    };
+    let outcome = f.take(Actor::User(OWNER), forged);
+    assert!(matches!(outcome, Outcome::Stale(_)), "{outcome:?}");
+    assert_eq!(f.text(), retitled);
+}
+
+#[test]
 fn custom_answers_by_decision_id_and_empty_ones_are_refused() {
     let f = fixture();
     let empty = Action::Custom {
-        decision_id: "cache".into(),
+        to: Typed::Id("cache".into()),
         text: "  ".into(),
     };
     let outcome = f.take(Actor::User(OWNER), empty);
@@ -240,7 +280,7 @@ fn custom_answers_by_decision_id_and_empty_ones_are_refused() {
         "{outcome:?}"
     );
     let custom = Action::Custom {
-        decision_id: "cache".into(),
+        to: Typed::Id("cache".into()),
         text: "memcached".into(),
     };
     let Outcome::Recorded { decision, plan, .. } = f.take(Actor::User(OWNER), custom) else {

@@ -2,13 +2,13 @@
 //! answers, wait for its completion, collect notifications. No token and no daemon needed: only the files.
 
 mod fill;
-pub mod hook;
+pub(crate) mod hook;
 mod id;
 pub mod notifications;
 mod push;
 mod queue_dir;
-pub mod report;
-pub mod spec;
+pub(crate) mod report;
+pub(crate) mod spec;
 mod wait;
 
 use std::io;

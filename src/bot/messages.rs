@@ -2,7 +2,7 @@
 
 use teloxide::types::{ChatId, Message};
 
-use crate::actions::{Action, Actor, Outcome};
+use crate::actions::{Action, Actor, Outcome, Typed};
 use crate::plan::EditError;
 use crate::queue::StoreError;
 use crate::telegram::commands::{Command, parse_command};
@@ -59,11 +59,11 @@ pub async fn handle(ctx: &Ctx, msg: Message) {
 async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, text: &str) {
     let action = match mode.reply {
         Reply::Answer => Action::Custom {
-            decision_id: mode.decision_id.clone(),
+            to: Typed::Id(mode.decision_id.clone()),
             text: text.to_owned(),
         },
         Reply::Note => Action::Note {
-            decision_id: mode.decision_id.clone(),
+            to: Typed::Id(mode.decision_id.clone()),
             text: text.to_owned(),
         },
     };

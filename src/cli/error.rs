@@ -49,6 +49,9 @@ pub enum CliError {
     /// `await` gave up; the text says how far the plan got.
     #[error("{0}")]
     TimedOut(String),
+    /// `audit verify` (or `export`) found the chain broken.
+    #[error(transparent)]
+    Audit(#[from] super::audit::ChainBroken),
     /// `hook claude-code` could not do its work and answers `ask`.
     #[error(transparent)]
     Hook(#[from] HookFallback),
@@ -83,6 +86,7 @@ impl CliError {
             | CliError::Init(_)
             | CliError::Demo(_)
             | CliError::WebLogin(_)
+            | CliError::Audit(_)
             | CliError::Lint(_) => exit::FAILURE,
         }
     }

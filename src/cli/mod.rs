@@ -13,6 +13,7 @@ use crate::plan::duration;
 
 pub use error::{CliError, exit};
 
+mod audit;
 mod error;
 mod hook;
 mod init;
@@ -126,6 +127,11 @@ pub enum Command {
     },
     /// Serve the agent tools over MCP on standard input/output.
     Mcp,
+    /// The audit trail: one hash-chained line per change to a plan, in `<queue>/audit/`.
+    Audit {
+        #[command(subcommand)]
+        command: audit::AuditCommand,
+    },
     /// Hook commands for agent tools: the hook input on stdin, the decision on stdout.
     Hook {
         #[command(subcommand)]
@@ -168,6 +174,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         }
         Command::List { json } => list::run(queue, json),
         Command::Stats { since, json } => stats::run(queue, since.as_deref(), json),
+        Command::Audit { command } => audit::run(queue, command),
         Command::Mcp => {
             open_queue(queue).and_then(crate::mcp::run)?;
             Ok(())

@@ -3,6 +3,8 @@
 // This branch predates main's clippy.toml (allow-unwrap-in-tests); harmless once merged.
 #![allow(clippy::unwrap_used)]
 
+use super::files::Outcome;
+use super::unit::SYSTEMD_UNIT;
 use super::*;
 use crate::config::{Config, TokenSource};
 use std::collections::VecDeque;

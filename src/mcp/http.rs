@@ -49,9 +49,10 @@ pub const PATH: &str = "/mcp";
 
 /// The router serving MCP over HTTP on [`PATH`], authenticated by the agent tokens (agent name → bearer token).
 ///
-/// The transport's own `Host` check (a guard against DNS rebinding for unauthenticated local servers) is off:
-/// the endpoint is meant to be reached through the public URL, and every request needs a bearer token, which a
-/// rebinding web page does not have.
+/// The transport's own `Host` and `Origin` checks are off because the dashboard decides them, for every route at
+/// once, in a layer in front of this router (`web::guard::addressed_here`, rules in `web::origin`): a foreign
+/// `Host` on a loopback listener gets 421 and a foreign `Origin` 403, before the body or the token is read (the
+/// defence against DNS rebinding the MCP specification requires). Mounted elsewhere, put such a check in front.
 ///
 /// Cancelling `stop` ends every session and open event stream (and the endpoint then refuses new requests).
 pub fn router(

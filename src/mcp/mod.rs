@@ -4,6 +4,7 @@
 //! On stdio, standard output is the protocol: logs go to standard error only.
 
 pub mod http;
+mod progress;
 mod server;
 
 use std::process::ExitCode;

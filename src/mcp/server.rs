@@ -9,10 +9,12 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, Extensions, Implementation, JsonObject, ServerCapabilities, ServerConfig,
 };
-use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::progress;
 use crate::agent::report::{AnswersReport, StatusReport};
 use crate::agent::spec::{self, PlanSpec};
 use crate::agent::{self, AgentError, WaitOutcome};
@@ -145,14 +147,38 @@ impl ArbiterServer {
     #[tool(
         description = "Wait until the human has submitted the plan, at most timeout_seconds (default 50, max \
                           600). Returns the answers like arbiter_get when completed; otherwise the status with \
-                          `status` pending or in_progress: call again."
+                          `status` pending or in_progress: call again. With a progressToken it sends \
+                          notifications/progress while it waits (at once, then every 15 s)."
     )]
-    async fn arbiter_await(&self, Parameters(args): Parameters<AwaitArgs>) -> ToolResult {
+    async fn arbiter_await(
+        &self,
+        Parameters(args): Parameters<AwaitArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> ToolResult {
         let timeout = args
             .timeout_seconds
             .map_or(DEFAULT_AWAIT, Duration::from_secs)
             .min(MAX_AWAIT);
-        match agent::wait_for_completion(&self.queue, &args.id, Some(timeout)).await {
+        let wait = agent::wait_for_completion(&self.queue, &args.id, Some(timeout));
+        // With a progressToken, report while waiting; the reports stop when the wait ends.
+        let outcome = match context.meta.get_progress_token() {
+            Some(token) => {
+                let reports = progress::Reporter {
+                    peer: context.peer.clone(),
+                    token,
+                    queue: self.queue.clone(),
+                    plan_id: args.id.clone(),
+                    timeout,
+                }
+                .run();
+                tokio::select! {
+                    outcome = wait => outcome,
+                    never = reports => match never {},
+                }
+            }
+            None => wait.await,
+        };
+        match outcome {
             Ok(WaitOutcome::Completed(loaded)) => structured(&AnswersReport::of(&loaded)),
             Ok(WaitOutcome::TimedOut(loaded)) => structured(&NotYet {
                 plan: StatusReport::of(&loaded),

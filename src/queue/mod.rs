@@ -1,6 +1,7 @@
 //! The queue on disk: plans in pending/, completed/ and notify/, written crash-safely.
 
 pub mod atomic;
+pub mod audit;
 pub mod notify_file;
 mod store;
 pub mod watcher;

@@ -1,16 +1,20 @@
-//! What every response carries (security headers) and what every request must show: a session for any page,
-//! and for a state-changing request also the session's CSRF token and a same-origin `Origin` header. A request
-//! that fails a check is answered before any plan is read or written.
+//! What every response carries (security headers) and what every request must show: a Host and Origin of this
+//! dashboard on every route ([`addressed_here`], the rules in [`super::origin`]), a session for any page, and for
+//! a state-changing request also the session's CSRF token and a same-origin `Origin` header. A request that fails
+//! a check is answered before any plan is read or written.
 
 use std::time::SystemTime;
 
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum_extra::extract::cookie::{Cookie, CookieJar, SameSite};
 
 use super::Web;
 use super::auth::{Session, same_secret};
 use super::layout;
+use super::origin::{Foreign, Site};
 
 /// The session cookie's name.
 pub const COOKIE: &str = "arbiter_session";
@@ -76,18 +80,11 @@ impl Web {
         }
     }
 
-    /// The request's `Origin` is this dashboard: `publicUrl`'s origin, or `http://` + the `Host` it was sent to.
+    /// The request carries an `Origin` and it is this dashboard's ([`Site::is_own_origin`]): a form posted from
+    /// one of its pages. The request's Host was checked on the way in ([`addressed_here`]).
     pub fn same_origin(&self, headers: &HeaderMap) -> Result<(), Denied> {
         let origin = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok());
-        let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
-        let public = self
-            .public_url
-            .as_ref()
-            .map(|u| u.origin().ascii_serialization());
-        let ok = origin.is_some_and(|o| {
-            public.as_deref() == Some(o) || host.is_some_and(|h| o == format!("http://{h}"))
-        });
-        if ok {
+        if origin.is_some_and(|o| self.site.is_own_origin(o)) {
             Ok(())
         } else {
             Err(Denied::Refused(
@@ -118,6 +115,56 @@ impl Web {
         cookie.make_removal();
         cookie
     }
+}
+
+/// Lets a request through to any route (pages, forms, `/mcp`) only when its `Host` and `Origin` are this
+/// dashboard's ([`Site::check`]): a foreign Host on a loopback listener gets 421, a foreign Origin 403, before the
+/// body, the session or the bearer token is looked at. A header that is not text counts as foreign.
+pub async fn addressed_here(State(site): State<Site>, request: Request, next: Next) -> Response {
+    let (host, origin) = (
+        header_text(request.headers(), header::HOST),
+        header_text(request.headers(), header::ORIGIN),
+    );
+    let Err(foreign) = site.check(host.as_deref(), origin.as_deref()) else {
+        return next.run(request).await;
+    };
+    let (status, why) = match foreign {
+        Foreign::Host => (
+            StatusCode::MISDIRECTED_REQUEST,
+            "This dashboard does not answer for that host name (on a loopback address it answers for localhost \
+             and web.publicUrl's host only). Nothing was changed.",
+        ),
+        Foreign::Origin => (
+            StatusCode::FORBIDDEN,
+            "This request came from a page of another site. Nothing was changed.",
+        ),
+    };
+    tracing::warn!(
+        method = %request.method(),
+        path = request.uri().path(),
+        host = ?host,
+        origin = ?origin,
+        reason = ?foreign,
+        "request refused: not addressed to this dashboard (DNS rebinding or a foreign page?)"
+    );
+    if request.uri().path() == crate::mcp::http::PATH {
+        // An MCP client reads a JSON-RPC error better than a page.
+        let body = serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": null,
+            "error": {"code": -32000, "message": why},
+        });
+        return (status, axum::Json(body)).into_response();
+    }
+    refuse(status, why)
+}
+
+/// A header's value, owned (the request moves on, and its body is not `Sync`); one that is not text becomes
+/// U+FFFD: neither a loopback name nor an origin.
+fn header_text(headers: &HeaderMap, name: header::HeaderName) -> Option<String> {
+    headers
+        .get(name)
+        .map(|v| v.to_str().unwrap_or("\u{fffd}").to_owned())
 }
 
 /// A request the checks turned away.

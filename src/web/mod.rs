@@ -4,16 +4,18 @@
 //! through [`Actions::visible`]: the dashboard decides no permission itself. Pages work without JavaScript;
 //! the one embedded script adds keyboard shortcuts and live updates (Server-Sent Events fired when the daemon's
 //! rescan of pending/ sees a change). Security: login links and sessions in [`auth`], headers, CSRF and Origin
-//! checks in [`guard`].
+//! checks in [`guard`], which Host and Origin are this dashboard's (the DNS rebinding defence, for every route
+//! including `/mcp`) in [`origin`].
 
-pub mod auth;
+pub(crate) mod auth;
 mod bulk;
 mod guard;
 mod layout;
-pub mod markdown;
+pub(crate) mod markdown;
+mod origin;
 mod pages;
 mod plan_page;
-pub mod serving;
+pub(crate) mod serving;
 mod stats_page;
 
 use std::io;
@@ -94,7 +96,8 @@ pub(crate) struct Web {
     pub actions: Actions,
     pub auth: AuthStore,
     pub changes: broadcast::Sender<()>,
-    pub public_url: Option<url::Url>,
+    /// Where the dashboard is served (its listener and `publicUrl`): which Origins are its own.
+    pub site: origin::Site,
     pub session_days: u32,
     /// Read only where a Mini App's `initData` signature is checked.
     pub bot_token: Arc<BotToken>,
@@ -106,8 +109,8 @@ pub(crate) struct Web {
 impl Web {
     /// Cookies get `Secure` when the dashboard is served over https.
     fn secure(&self) -> bool {
-        self.public_url
-            .as_ref()
+        self.site
+            .public_url()
             .is_some_and(|u| u.scheme() == "https")
     }
 
@@ -209,17 +212,24 @@ pub async fn start(
         &settings.agent_tokens,
         mcp_stop.clone(),
     );
+    let site = origin::Site::new(addr, settings.public_url.as_ref());
     let web = Web {
         actions,
         auth: auth.clone(),
         changes,
-        public_url: settings.public_url.clone(),
+        site: site.clone(),
         session_days: settings.session_days,
         bot_token: Arc::new(settings.bot_token.clone()),
         timezone: settings.timezone.clone(),
         stop: stopped.clone(),
     };
-    let app = router(web).merge(mcp);
+    // Host and Origin are checked for every route, `/mcp` included, before anything else looks at a request.
+    let app = router(web)
+        .merge(mcp)
+        .layer(axum::middleware::from_fn_with_state(
+            site,
+            guard::addressed_here,
+        ));
     let mut stopped = stopped;
     tokio::spawn(async move {
         let shutdown = async move {
@@ -275,7 +285,7 @@ fn announce(
 }
 
 fn router(web: Web) -> Router {
-    let frame_ancestors = if web.public_url.is_some() {
+    let frame_ancestors = if web.site.public_url().is_some() {
         "https://web.telegram.org"
     } else {
         "'none'"

@@ -10,7 +10,7 @@ use axum_extra::extract::cookie::CookieJar;
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use crate::actions::{Action, Outcome, seen};
+use crate::actions::{Action, Outcome, Typed, seen};
 use crate::plan::{DecisionStatus, Plan};
 
 use super::Web;
@@ -256,26 +256,18 @@ pub async fn decide(
             web.act(user, id, action).await
         }
         (None, Some("custom")) => {
-            let start = Action::StartCustom {
-                decision,
-                seen: form.seen.clone(),
+            let action = Action::Custom {
+                to: shown(decision, &form.seen),
+                text: form.text.clone(),
             };
-            let text = form.text.clone();
-            typed(&web, user, id, decision, start, |decision_id| {
-                Action::Custom { decision_id, text }
-            })
-            .await
+            web.act(user, id, action).await
         }
         (None, Some("note")) => {
-            let start = Action::StartNote {
-                decision,
-                seen: form.seen.clone(),
+            let action = Action::Note {
+                to: shown(decision, &form.seen),
+                text: form.note.clone(),
             };
-            let text = form.note.clone();
-            typed(&web, user, id, decision, start, |decision_id| {
-                Action::Note { decision_id, text }
-            })
-            .await
+            web.act(user, id, action).await
         }
         (None, Some("delegate")) => {
             let Some(to) = form.to else {
@@ -308,22 +300,12 @@ pub async fn decide(
     respond(&web, &session, id, outcome, Some(decision)).await
 }
 
-/// Text typed for decision `decision` (a custom answer, a note): `start` checks the decision is still the one the
-/// page showed, then `then` (given the decision's id) records the text.
-async fn typed(
-    web: &Web,
-    user: u64,
-    id: &str,
-    decision: usize,
-    start: Action,
-    then: impl FnOnce(String) -> Action,
-) -> Outcome {
-    match web.act(user, id, start).await {
-        Outcome::Current(loaded) => match loaded.plan.decisions.get(decision) {
-            Some(d) => web.act(user, id, then(d.id.clone())).await,
-            None => Outcome::Stale(loaded),
-        },
-        other => other,
+/// Decision `decision` as the form showed it: the text and the check that it is still that decision are one
+/// action.
+fn shown(decision: usize, seen: &str) -> Typed {
+    Typed::Shown {
+        decision,
+        seen: seen.to_owned(),
     }
 }
 

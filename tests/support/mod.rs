@@ -3,6 +3,7 @@
 
 pub mod binary;
 pub mod daemon;
+pub mod mcp_http;
 pub mod owner;
 pub mod web;
 

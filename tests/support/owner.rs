@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use arbiter_zebu::actions::{Access, Action, Actions, Actor, Outcome, seen};
+use arbiter_zebu::actions::{Access, Action, Actions, Actor, Outcome, Typed, seen};
 use arbiter_zebu::queue::{Loaded, Queue};
 
 pub const OWNER: u64 = 93533553;
@@ -72,7 +72,7 @@ impl Owner {
     /// Types `text` as the answer to decision `decision_id`.
     pub fn custom(&self, plan_id: &str, decision_id: &str, text: &str) {
         let action = Action::Custom {
-            decision_id: decision_id.to_owned(),
+            to: Typed::Id(decision_id.to_owned()),
             text: text.to_owned(),
         };
         self.take(plan_id, &action);

@@ -16,7 +16,7 @@ use super::daemon::{OWNER, Running, settings};
 pub struct Dash {
     pub run: Running,
     pub home: tempfile::TempDir,
-    /// `http://127.0.0.1:PORT`, learned from the first login link.
+    /// `http://127.0.0.1:PORT`: where the daemon listens.
     pub base: String,
     pub http: reqwest::Client,
 }
@@ -43,28 +43,50 @@ pub const AGENT_TOKEN: &str = "builder-token-0123456789abcdef";
 
 impl Dash {
     pub async fn start(queue: TempQueue) -> Dash {
-        Dash::start_in(queue, tempfile::tempdir().expect("home"), &[]).await
+        Dash::start_in(queue, tempfile::tempdir().expect("home"), &[], None).await
     }
 
     /// [`Dash::start`] with `others` allowed besides the owner.
     pub async fn start_with_users(queue: TempQueue, others: &[u64]) -> Dash {
-        Dash::start_in(queue, tempfile::tempdir().expect("home"), others).await
+        Dash::start_in(queue, tempfile::tempdir().expect("home"), others, None).await
+    }
+
+    /// [`Dash::start`] with `web.publicUrl` set (where a reverse proxy in front serves it); login links point there,
+    /// `base` is still where the daemon listens.
+    pub async fn start_public(queue: TempQueue, public_url: &str) -> Dash {
+        Dash::start_in(
+            queue,
+            tempfile::tempdir().expect("home"),
+            &[],
+            Some(public_url),
+        )
+        .await
     }
 
     /// Stops the daemon and starts a new one on the same queue and state folder (a restart).
     pub async fn restart(self) -> Dash {
         let Dash { run, home, .. } = self;
         let queue = run.stop().await;
-        Dash::start_in(queue, home, &[]).await
+        Dash::start_in(queue, home, &[], None).await
     }
 
-    async fn start_in(queue: TempQueue, home: tempfile::TempDir, others: &[u64]) -> Dash {
+    async fn start_in(
+        queue: TempQueue,
+        home: tempfile::TempDir,
+        others: &[u64],
+        public_url: Option<&str>,
+    ) -> Dash {
         let fake = FakeBot::start().await.expect("fake bot");
         let mut s = settings(&fake, &queue);
         s.allowed_users.extend_from_slice(others);
+        // With a public URL the login links name it, not the port: pick a free port up front.
+        let listen = match public_url {
+            Some(_) => free_local_address(),
+            None => "127.0.0.1:0".parse().expect("addr"),
+        };
         s.web = Some(WebSettings {
-            listen: "127.0.0.1:0".parse().expect("addr"),
-            public_url: None,
+            listen,
+            public_url: public_url.map(|u| u.parse().expect("public URL")),
             session_days: 30,
             state_dir: home.path().join("web"),
             agent_tokens: [("builder".to_owned(), SecretToken::new(AGENT_TOKEN))].into(),
@@ -80,9 +102,13 @@ impl Dash {
             base: String::new(),
             http,
         };
-        let link = dash.login_link().await;
-        let at = link.find("/login/").expect("login path");
-        dash.base = link[..at].to_owned();
+        dash.base = if public_url.is_some() {
+            format!("http://{listen}")
+        } else {
+            let link = dash.login_link().await;
+            let at = link.find("/login/").expect("login path");
+            link[..at].to_owned()
+        };
         dash
     }
 
@@ -108,7 +134,10 @@ impl Dash {
             .await;
         assert!(ok, "no login link; chat:\n{}", self.run.transcript());
         let text = links(fake).pop().expect("link");
-        let start = text.find("http://").expect("http link");
+        let start = text
+            .find("http://")
+            .or_else(|| text.find("https://"))
+            .expect("http(s) link");
         text[start..]
             .split_whitespace()
             .next()
@@ -234,6 +263,15 @@ pub async fn post(
         req = req.header(reqwest::header::ORIGIN, o);
     }
     reply(req.send().await.expect("POST")).await
+}
+
+/// A free address on 127.0.0.1 (a port the system just handed out and took back).
+#[must_use]
+pub fn free_local_address() -> std::net::SocketAddr {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind a free port")
+        .local_addr()
+        .expect("its address")
 }
 
 async fn reply(r: reqwest::Response) -> Reply {

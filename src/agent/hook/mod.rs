@@ -18,7 +18,7 @@ use crate::queue::{Loaded, Location, Queue, notify_file};
 use super::{AgentError, WaitOutcome, push_spec, wait_for_completion};
 use crate::clock::now as now_rfc3339;
 
-pub use input::{Event, HookInput, InputError};
+pub use input::{Event, HookInput};
 pub use question::PlanOptions;
 pub use verdict::{OnTimeout, Verdict};
 

@@ -1,0 +1,260 @@
+//! The audit trail: one hash-chained JSON line per change to a plan, in `<queue>/audit/<YYYY-MM>.jsonl`.
+//!
+//! Each line's `prev` is the SHA-256 (hex) of the previous line's bytes, the first line of a month names the last
+//! line of the month before (the first line of all names [`GENESIS`]), and `file_sha256` is the digest of the
+//! plan file as it was written. A line is appended and fsynced before the change is acknowledged, under a lock
+//! shared by every process (the daemon, agents' commands), so the chain has one order. Changing a byte, removing
+//! or reordering lines, truncating a file or removing a month file breaks the chain where it happened, and
+//! [`verify`] names that line. What a chain alone cannot show is its own end cut off: `verify` prints the head
+//! digest, which can be kept elsewhere and compared.
+
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// The folder in the queue root.
+pub const DIR: &str = "audit";
+/// `prev` of the very first line.
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+/// The lock every writer holds while it reads the chain's end and appends.
+const LOCK: &str = ".lock";
+/// Longest line read back when looking for the last one (a line holds ids, a value and digests).
+const TAIL: u64 = 1024 * 1024;
+
+/// One change, as it is written (keys in this order).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// RFC 3339, UTC.
+    pub at: String,
+    /// A user id, `deadline`, or `agent:<name>`.
+    pub actor: String,
+    /// `push`, `answer`, `custom`, `skip`, `note`, `delegate`, `take_back`, `sign_off`, `submit`, …
+    pub action: String,
+    pub plan: String,
+    pub revision: u32,
+    pub decision: Option<String>,
+    pub value: Option<String>,
+    /// The fingerprint of what the actor saw, when the action carried one.
+    pub seen: Option<String>,
+    /// SHA-256 (hex) of the plan file after the write.
+    pub file_sha256: String,
+    /// SHA-256 (hex) of the previous line.
+    pub prev: String,
+}
+
+/// What to record; [`append`] adds the chain's `prev`.
+#[derive(Debug, Clone, Default)]
+pub struct Change<'a> {
+    pub at: &'a str,
+    pub actor: &'a str,
+    pub action: &'a str,
+    pub plan: &'a str,
+    pub revision: u32,
+    pub decision: Option<&'a str>,
+    pub value: Option<&'a str>,
+    pub seen: Option<&'a str>,
+    /// The plan file's bytes after the write.
+    pub file: &'a [u8],
+}
+
+/// SHA-256 of `bytes`, as lowercase hex.
+#[must_use]
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// The month file a line stamped `at` goes in (`2026-11.jsonl`); `None` when `at` does not start with a date.
+fn month_file(at: &str) -> Option<String> {
+    let month = at.get(..7)?;
+    let b = month.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    (digits(0..4) && b[4] == b'-' && digits(5..7)).then(|| format!("{month}.jsonl"))
+}
+
+/// The month files in `dir`, oldest first.
+fn months(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    match fs::read_dir(dir) {
+        Ok(entries) => {
+            for entry in entries {
+                let path = entry?.path();
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                if name.ends_with(".jsonl") && !name.starts_with('.') {
+                    files.push(path);
+                }
+            }
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The last line of `file` (without its newline), if it has one.
+fn last_line(file: &mut File) -> io::Result<Option<Vec<u8>>> {
+    let len = file.metadata()?.len();
+    let start = len.saturating_sub(TAIL);
+    file.seek(SeekFrom::Start(start))?;
+    let mut tail = Vec::new();
+    file.take(TAIL).read_to_end(&mut tail)?;
+    while tail.last() == Some(&b'\n') {
+        tail.pop();
+    }
+    if tail.is_empty() {
+        return Ok(None);
+    }
+    let from = tail.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    Ok(Some(tail[from..].to_vec()))
+}
+
+/// Appends `change` to the trail under `queue_root`, fsynced before it returns. Blocking.
+pub fn append(queue_root: &Path, change: &Change) -> io::Result<Entry> {
+    let dir = queue_root.join(DIR);
+    fs::create_dir_all(&dir)?;
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(LOCK))?;
+    lock.lock()?;
+    let name = month_file(change.at).ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("audit: `{}` is no RFC 3339 time", change.at),
+        )
+    })?;
+    // The chain's end: the last line of the newest month file (this month's, or an earlier one).
+    let mut prev = GENESIS.to_owned();
+    for path in months(&dir)?.iter().rev() {
+        if let Some(line) = last_line(&mut File::open(path)?)? {
+            prev = sha256_hex(&line);
+            break;
+        }
+    }
+    let entry = Entry {
+        at: change.at.to_owned(),
+        actor: change.actor.to_owned(),
+        action: change.action.to_owned(),
+        plan: change.plan.to_owned(),
+        revision: change.revision,
+        decision: change.decision.map(str::to_owned),
+        value: change.value.map(str::to_owned),
+        seen: change.seen.map(str::to_owned),
+        file_sha256: sha256_hex(change.file),
+        prev,
+    };
+    let mut line = serde_json::to_vec(&entry).map_err(io::Error::other)?;
+    line.push(b'\n');
+    let path = dir.join(&name);
+    let created = !path.exists();
+    let mut file = OpenOptions::new().create(true).append(true).open(&path)?;
+    file.write_all(&line)?;
+    file.sync_all()?;
+    if created {
+        super::atomic::sync_dir(&path)?;
+    }
+    lock.unlock()?;
+    Ok(entry)
+}
+
+/// Where and why the chain is broken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Broken {
+    /// The month file, as `audit/2026-11.jsonl`.
+    pub file: String,
+    /// 1-based.
+    pub line: usize,
+    pub reason: String,
+}
+
+impl fmt::Display for Broken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.file, self.line, self.reason)
+    }
+}
+
+/// What a whole chain holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Intact {
+    pub entries: usize,
+    /// SHA-256 of the last line (or [`GENESIS`] when there is none): keep it elsewhere to notice a cut-off end.
+    pub head: String,
+}
+
+/// Every entry of the trail, oldest first, once the chain is checked.
+pub fn read(queue_root: &Path) -> io::Result<Result<(Intact, Vec<Entry>), Broken>> {
+    let dir = queue_root.join(DIR);
+    let mut expected = GENESIS.to_owned();
+    let mut entries = Vec::new();
+    for path in months(&dir)? {
+        let name = format!(
+            "{DIR}/{}",
+            path.file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+        );
+        let bytes = fs::read(&path)?;
+        let broken = |line: usize, reason: String| {
+            Err(Broken {
+                file: name.clone(),
+                line,
+                reason,
+            })
+        };
+        if bytes.is_empty() {
+            continue;
+        }
+        if bytes.last() != Some(&b'\n') {
+            let n = bytes.iter().filter(|b| **b == b'\n').count() + 1;
+            return Ok(broken(n, "the file ends inside a line (truncated)".into()));
+        }
+        for (i, line) in bytes[..bytes.len() - 1].split(|b| *b == b'\n').enumerate() {
+            let n = i + 1;
+            let entry: Entry = match serde_json::from_slice(line) {
+                Ok(e) => e,
+                Err(e) => {
+                    let reason = format!(
+                        "not an audit entry ({})",
+                        crate::serde_message::without_position(&e.to_string())
+                    );
+                    return Ok(broken(n, reason));
+                }
+            };
+            if entry.prev != expected {
+                let reason = if expected == GENESIS {
+                    "the chain starts here without its first entry: an earlier line or month file was removed, \
+                     or lines were moved"
+                        .to_owned()
+                } else {
+                    "its `prev` is not the digest of the line before it: that line, or this one, was \
+                     changed, removed or moved"
+                        .to_owned()
+                };
+                return Ok(broken(n, reason));
+            }
+            if month_file(&entry.at).is_none_or(|m| !name.ends_with(&m)) {
+                return Ok(broken(
+                    n,
+                    format!("stamped {}, in the wrong month file", entry.at),
+                ));
+            }
+            expected = sha256_hex(line);
+            entries.push(entry);
+        }
+    }
+    Ok(Ok((
+        Intact {
+            entries: entries.len(),
+            head: expected,
+        },
+        entries,
+    )))
+}
+
+#[cfg(test)]
+#[path = "audit_tests.rs"]
+mod tests;

@@ -1,0 +1,159 @@
+//! The chain on a temp folder: every kind of tampering is named at the line where it happened.
+
+use std::fs;
+
+use super::*;
+
+fn change<'a>(at: &'a str, value: &'a str) -> Change<'a> {
+    Change {
+        at,
+        actor: "93533553",
+        action: "answer",
+        plan: "p1",
+        revision: 1,
+        decision: Some("database"),
+        value: Some(value),
+        seen: Some("a1b2c3"),
+        file: value.as_bytes(),
+    }
+}
+
+/// Five entries over two months (three in October, two in November).
+fn trail() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (at, v) in [
+        ("2026-10-30T10:00:00Z", "a"),
+        ("2026-10-30T11:00:00Z", "b"),
+        ("2026-10-31T23:59:59Z", "c"),
+        ("2026-11-01T00:00:00Z", "d"),
+        ("2026-11-02T08:00:00Z", "e"),
+    ] {
+        append(dir.path(), &change(at, v)).unwrap();
+    }
+    dir
+}
+
+fn broken(dir: &Path) -> Broken {
+    read(dir).unwrap().unwrap_err()
+}
+
+fn file(dir: &Path, month: &str) -> PathBuf {
+    dir.join(DIR).join(format!("{month}.jsonl"))
+}
+
+#[test]
+fn an_untouched_chain_is_intact_and_links_across_months() {
+    let dir = trail();
+    let (intact, entries) = read(dir.path()).unwrap().unwrap();
+    assert_eq!(intact.entries, 5);
+    assert_eq!(entries[0].prev, GENESIS);
+    let october = fs::read_to_string(file(dir.path(), "2026-10")).unwrap();
+    let last_of_october = october.lines().last().unwrap();
+    assert_eq!(entries[3].prev, sha256_hex(last_of_october.as_bytes()));
+    let november = fs::read_to_string(file(dir.path(), "2026-11")).unwrap();
+    assert_eq!(
+        intact.head,
+        sha256_hex(november.lines().last().unwrap().as_bytes())
+    );
+    assert_eq!(entries[4].file_sha256, sha256_hex(b"e"));
+    // The keys in the contract's order, one line each.
+    assert!(
+        october.starts_with(r#"{"at":"2026-10-30T10:00:00Z","actor":"93533553","action":"answer","plan":"p1","revision":1,"decision":"database","value":"a","seen":"a1b2c3","file_sha256":""#),
+        "{october}"
+    );
+    assert_eq!(
+        read(tempfile::tempdir().unwrap().path())
+            .unwrap()
+            .unwrap()
+            .0
+            .entries,
+        0
+    );
+}
+
+#[test]
+fn one_byte_changed_is_named() {
+    let dir = trail();
+    let path = file(dir.path(), "2026-10");
+    let text = fs::read_to_string(&path).unwrap();
+    fs::write(&path, text.replacen(r#""value":"b""#, r#""value":"x""#, 1)).unwrap();
+    let b = broken(dir.path());
+    assert_eq!((b.file.as_str(), b.line), ("audit/2026-10.jsonl", 3), "{b}");
+    assert!(b.to_string().contains("changed, removed or moved"), "{b}");
+}
+
+#[test]
+fn a_line_removed_or_two_swapped_is_named() {
+    let dir = trail();
+    let path = file(dir.path(), "2026-10");
+    let lines: Vec<String> = fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    fs::write(&path, format!("{}\n{}\n", lines[0], lines[2])).unwrap();
+    assert_eq!(broken(dir.path()).line, 2);
+    fs::write(&path, format!("{}\n{}\n{}\n", lines[1], lines[0], lines[2])).unwrap();
+    let b = broken(dir.path());
+    assert_eq!(b.line, 1, "{b}");
+    assert!(b.reason.contains("without its first entry"), "{b}");
+}
+
+#[test]
+fn a_truncated_file_and_removed_months_are_named() {
+    let dir = trail();
+    let path = file(dir.path(), "2026-11");
+    let text = fs::read(&path).unwrap();
+    fs::write(&path, &text[..text.len() - 10]).unwrap();
+    let b = broken(dir.path());
+    assert_eq!((b.file.as_str(), b.line), ("audit/2026-11.jsonl", 2), "{b}");
+    assert!(b.reason.contains("truncated"), "{b}");
+    fs::write(&path, &text).unwrap();
+    // The first month gone: the chain starts mid-way.
+    let dir2 = trail();
+    fs::remove_file(file(dir2.path(), "2026-10")).unwrap();
+    let b = broken(dir2.path());
+    assert_eq!((b.file.as_str(), b.line), ("audit/2026-11.jsonl", 1), "{b}");
+    // A month in the middle gone: the next month's first line names a line that is not there.
+    let dir3 = tempfile::tempdir().unwrap();
+    for at in [
+        "2026-09-01T00:00:00Z",
+        "2026-10-01T00:00:00Z",
+        "2026-11-01T00:00:00Z",
+    ] {
+        append(dir3.path(), &change(at, "v")).unwrap();
+    }
+    fs::remove_file(file(dir3.path(), "2026-10")).unwrap();
+    let b = broken(dir3.path());
+    assert_eq!((b.file.as_str(), b.line), ("audit/2026-11.jsonl", 1), "{b}");
+}
+
+#[test]
+fn garbage_is_reported_not_panicked_on() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join(DIR)).unwrap();
+    for junk in [
+        &b"\xff\xfe\x00garbage\n"[..],
+        b"{}\n",
+        b"[1,2]\n",
+        b"\n",
+        b"{\"at\":1}\n",
+    ] {
+        fs::write(file(dir.path(), "2026-11"), junk).unwrap();
+        let b = broken(dir.path());
+        assert_eq!(b.line, 1, "{b}");
+        assert!(b.reason.starts_with("not an audit entry"), "{b}");
+    }
+    // A line in the wrong month's file.
+    let dir = tempfile::tempdir().unwrap();
+    append(dir.path(), &change("2026-11-01T00:00:00Z", "v")).unwrap();
+    fs::rename(file(dir.path(), "2026-11"), file(dir.path(), "2026-12")).unwrap();
+    assert!(broken(dir.path()).reason.contains("wrong month file"));
+}
+
+#[test]
+fn a_change_without_a_time_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = append(dir.path(), &change("yesterday", "v")).unwrap_err();
+    assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+}
