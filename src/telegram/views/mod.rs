@@ -20,6 +20,7 @@
 
 mod announce;
 mod decision;
+mod kinds;
 mod layout;
 pub mod navigation;
 mod notice;
@@ -37,6 +38,7 @@ use crate::telegram::markdown_check::parse_markdown_v2;
 
 pub use announce::{announcement, announcement_burst, startup_summary};
 pub use decision::{after_answer, custom_prompt};
+pub use kinds::{input_refused, proposal_message, shown_answer};
 pub use layout::{MAX_BUTTON_TEXT, MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_TEXT, sign_off_label};
 pub use notice::{PLAN_GONE_ALERT, help, not_found, problem};
 pub use people::{delegate_picker, note_prompt};
@@ -46,7 +48,7 @@ pub use queue::{
     with_dashboard,
 };
 pub use review::completion;
-pub use screens::{Drawn, decision, plan, review};
+pub use screens::{Drawn, decision, plan, review, toggled};
 pub use stats::{chart_caption, digest, stats};
 pub use time::{Nudge, deadline_submitted, due_line, due_text, nudge, nudge_burst, span};
 
