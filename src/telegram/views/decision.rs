@@ -89,6 +89,10 @@ fn decision_text(
     }
     let answered = d.status == DecisionStatus::Answered;
     let chosen = d.chosen_option().filter(|_| answered);
+    let kind = super::kinds::kind_text(d, picks, caps.context, caps);
+    if !kind.text.is_empty() {
+        text.push_str(&format!("\n\n{}", kind.text));
+    }
     let lettered = choice || matches!(d.kind, Kind::Edit { .. });
     if lettered && !d.options.is_empty() {
         text.push('\n');
@@ -111,10 +115,6 @@ fn decision_text(
                 "\n_…and {hidden} more options: answer one with ✏️ Custom\\._"
             ));
         }
-    }
-    let kind = super::kinds::kind_text(d, picks, caps.context, caps);
-    if !kind.text.is_empty() {
-        text.push_str(&format!("\n\n{}", kind.text));
     }
     let mut notes = Vec::new();
     if choice && d.is_custom_answer() {

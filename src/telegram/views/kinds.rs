@@ -163,7 +163,9 @@ pub(super) fn kind_text(d: &Decision, picks: Option<&[usize]>, budget: usize, ca
             }
         }
     }
-    if !answered || matches!(d.kind, Kind::Multi { .. }) {
+    if matches!(d.kind, Kind::Edit { .. }) && !answered {
+        parts.push("_✅ Approve it as is, or ✏️ Edit it first\\._".to_owned());
+    } else if !answered || matches!(d.kind, Kind::Multi { .. }) {
         parts.push(format!("_{}_", escape(&prompt_for(d))));
     }
     Draft {

@@ -184,6 +184,8 @@ impl View {
 #[cfg(test)]
 mod hostile_tests;
 #[cfg(test)]
+mod kinds_tests;
+#[cfg(test)]
 mod proptests;
 #[cfg(test)]
 mod snapshot_tests;
