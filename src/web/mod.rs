@@ -10,6 +10,7 @@
 pub(crate) mod auth;
 mod bulk;
 mod guard;
+mod kinds;
 mod layout;
 pub(crate) mod markdown;
 mod origin;
