@@ -113,7 +113,7 @@ fn allow_for_this_session_hands_claude_codes_suggestion_back_for_the_session() {
         decision(&out),
         (
             Some(0),
-            "{\"hookSpecificOutput\":{\"hookEventName\":\"PermissionRequest\",\"decision\":{\"behavior\":\"allow\",\"updatedPermissions\":[{\"behavior\":\"allow\",\"destination\":\"session\",\"rules\":[{\"ruleContent\":\"npm install:*\",\"toolName\":\"Bash\"}],\"type\":\"addRules\"}]}},\"systemMessage\":\"Allowed for this session by 93533553 via Arbiter\"}\n",
+            "{\"hookSpecificOutput\":{\"hookEventName\":\"PermissionRequest\",\"decision\":{\"behavior\":\"allow\",\"updatedPermissions\":[{\"type\":\"addRules\",\"rules\":[{\"toolName\":\"Bash\",\"ruleContent\":\"npm install:*\"}],\"behavior\":\"allow\",\"destination\":\"session\"}]}},\"systemMessage\":\"Allowed for this session by 93533553 via Arbiter\"}\n",
             ""
         )
     );
@@ -287,7 +287,7 @@ async fn taps_in_telegram_answer_claude_code() {
         decision(&out),
         (
             Some(0),
-            "{\"hookSpecificOutput\":{\"hookEventName\":\"PermissionRequest\",\"decision\":{\"behavior\":\"allow\",\"updatedPermissions\":[{\"behavior\":\"allow\",\"destination\":\"session\",\"rules\":[{\"ruleContent\":\"npm install:*\",\"toolName\":\"Bash\"}],\"type\":\"addRules\"}]}},\"systemMessage\":\"Allowed for this session by 93533553 via Arbiter\"}\n",
+            "{\"hookSpecificOutput\":{\"hookEventName\":\"PermissionRequest\",\"decision\":{\"behavior\":\"allow\",\"updatedPermissions\":[{\"type\":\"addRules\",\"rules\":[{\"toolName\":\"Bash\",\"ruleContent\":\"npm install:*\"}],\"behavior\":\"allow\",\"destination\":\"session\"}]}},\"systemMessage\":\"Allowed for this session by 93533553 via Arbiter\"}\n",
             ""
         )
     );

@@ -11,6 +11,7 @@ mod cli_await;
 mod cli_config;
 mod cli_hook;
 mod cli_init;
+mod cli_kinds;
 mod cli_notifications;
 mod cli_stats;
 mod cli_support;

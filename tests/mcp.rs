@@ -129,7 +129,12 @@ fn push_get_await_over_stdio() {
     };
     let push = schema("arbiter_push");
     assert_eq!(push["type"], "object");
-    assert_eq!(push["required"], json!(["title", "decisions"]));
+    // A plan spec, or an MCP elicitation request.
+    assert_eq!(
+        push["anyOf"],
+        json!([{"required": ["title", "decisions"]}, {"required": ["message", "requestedSchema"]}])
+    );
+    assert!(push["properties"]["requestedSchema"].is_object(), "{push}");
     assert!(push["properties"]["decisions"].is_object(), "{push}");
     assert_eq!(schema("arbiter_get")["required"], json!(["id"]));
     assert!(schema("arbiter_await")["properties"]["timeout_seconds"].is_object());

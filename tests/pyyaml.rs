@@ -242,3 +242,137 @@ fn pyyaml_reads_every_written_string_back() {
         }
     }
 }
+
+/// Loads each file given (a YAML document per file) with each PyYAML safe loader and prints every value as JSON,
+/// a boolean as a boolean, a list as a list, and a number as `{"int": text}` or `{"float": repr}` (exact, not
+/// through a JSON float); a date or anything JSON can't hold fails.
+const READ_TYPED_WITH_PYYAML: &str = r###"
+import json, sys, yaml
+def enc(v):
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return v
+    if isinstance(v, float):
+        return {"float": repr(v)}
+    if isinstance(v, int):
+        return {"int": str(v)}
+    if isinstance(v, list):
+        return [enc(x) for x in v]
+    if isinstance(v, dict):
+        return {k: enc(x) for k, x in v.items()}
+    raise TypeError(type(v).__name__)
+loaders = {"SafeLoader": yaml.SafeLoader}
+if getattr(yaml, "CSafeLoader", None):
+    loaders["CSafeLoader"] = yaml.CSafeLoader
+print(json.dumps({name: [enc(yaml.load(open(p, encoding="utf-8").read(), Loader=l)) for p in sys.argv[1:]]
+                  for name, l in loaders.items()}))
+"###;
+
+/// Every typed answer the writer produces (hostile list keys, numbers, booleans, byte-exact text) reads back in
+/// PyYAML as the same type and value: one `answer:` line per value, as the plan file holds it.
+#[test]
+fn pyyaml_reads_typed_answers_as_their_type_and_value() {
+    use arbiter_zebu::plan::{AnswerValue, Number};
+    let probe = Command::new("python3").args(["-c", "import yaml"]).output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: python3 with PyYAML is not available (pip install pyyaml)");
+        return;
+    }
+    let keys = [
+        "lint",
+        "yes",
+        "007",
+        "1e3",
+        "null",
+        "~",
+        "on",
+        "Off",
+        "a, b",
+        "[x]",
+        "k: v",
+        "a:b",
+        "#1",
+        "2026-01-30",
+        "12:30",
+        "<<",
+        "=",
+        "-",
+        "",
+        " lead",
+        "tab\there",
+        "ünï",
+        "'q'",
+        "\"d\"",
+    ];
+    let n = |x: f64| AnswerValue::Number(Number::new(x).unwrap());
+    let mut values = vec![
+        AnswerValue::List(keys.iter().map(|k| (*k).to_owned()).collect()),
+        AnswerValue::List(Vec::new()),
+        n(0.0),
+        n(-0.0),
+        n(7.0),
+        n(-42.0),
+        n(0.1),
+        n(1e-7),
+        n(123_456.789),
+        n(9_007_199_254_740_991.0),
+        AnswerValue::Bool(true),
+        AnswerValue::Bool(false),
+        AnswerValue::Text("rm -rf build/ \n\tsecond line  \r\nthird\u{2028}".into()),
+        AnswerValue::Text("yes".into()),
+        AnswerValue::Text("1e3".into()),
+        AnswerValue::Text(String::new()),
+    ];
+    let mut runner = TestRunner::deterministic();
+    let text = "(\\PC|[\n\t\r ]){0,30}";
+    for _ in 0..100 {
+        values.push(AnswerValue::Text(
+            text.new_tree(&mut runner).unwrap().current(),
+        ));
+        let key = "\\PC{1,8}".new_tree(&mut runner).unwrap().current();
+        values.push(AnswerValue::List(vec![key, "x".into()]));
+        let x = (-1e9f64..1e9).new_tree(&mut runner).unwrap().current();
+        values.push(n(x));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let paths: Vec<std::path::PathBuf> = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let path = dir.path().join(format!("{i}.yaml"));
+            std::fs::write(&path, format!("answer: {}\n", v.yaml())).unwrap();
+            path
+        })
+        .collect();
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(READ_TYPED_WITH_PYYAML)
+        .args(&paths)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for (loader, docs) in read.as_object().unwrap() {
+        for (v, doc) in values.iter().zip(docs.as_array().unwrap()) {
+            let got = &doc["answer"];
+            match v {
+                AnswerValue::Number(x) => {
+                    let tag = if x.is_integer() { "int" } else { "float" };
+                    let text = got[tag]
+                        .as_str()
+                        .unwrap_or_else(|| panic!("{loader}: {} read as {got}", v.yaml()));
+                    assert_eq!(
+                        text.parse::<f64>().ok(),
+                        Some(x.get()),
+                        "{loader}: {}",
+                        v.yaml()
+                    );
+                }
+                other => assert_eq!(got, &other.to_json(), "{loader}: {}", v.yaml()),
+            }
+        }
+    }
+}

@@ -36,9 +36,16 @@ pub struct NotificationReport {
     pub session: Option<String>,
     pub notify_session: Option<String>,
     pub completed_at: Option<String>,
-    /// decision id → answer (null when skipped).
+    /// `declined` when an elicitation was declined as a whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
+    /// decision id → answer (null when skipped), typed as the notify file holds it: a string, a list of option
+    /// keys (`multi`), a number, a boolean.
     #[serde(default, deserialize_with = "answers")]
-    pub answers: BTreeMap<String, Option<String>>,
+    pub answers: BTreeMap<String, Option<serde_json::Value>>,
+    /// `edit` decisions: decision id → whether the proposal was edited.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub edited: BTreeMap<String, bool>,
 }
 
 /// The notify files in `dir`, sorted by name; with `session`, only that session's (`{file_component}--*`).
@@ -115,24 +122,40 @@ impl Notification {
     }
 }
 
-/// Answers as text whatever YAML made of them (`answer: 42` is the answer "42").
+/// Answers typed as YAML read them: a string, a number (a `number` decision), a boolean (`boolean`), a list of
+/// strings (`multi`); anything else as its YAML text.
 fn answers<'de, D: serde::Deserializer<'de>>(
     de: D,
-) -> Result<BTreeMap<String, Option<String>>, D::Error> {
+) -> Result<BTreeMap<String, Option<serde_json::Value>>, D::Error> {
     let map: BTreeMap<String, Value> = Deserialize::deserialize(de)?;
-    Ok(map
-        .into_iter()
-        .map(|(k, v)| {
-            let v = match v {
-                Value::Null => None,
-                Value::String(s) => Some(s),
-                Value::Bool(b) => Some(b.to_string()),
-                Value::Number(n) => Some(n.to_string()),
-                other => serde_yaml::to_string(&other)
-                    .ok()
-                    .map(|s| s.trim().to_owned()),
-            };
-            (k, v)
-        })
-        .collect())
+    Ok(map.into_iter().map(|(k, v)| (k, json_of(v))).collect())
+}
+
+fn json_of(v: Value) -> Option<serde_json::Value> {
+    Some(match v {
+        Value::Null => return None,
+        Value::String(s) => serde_json::Value::String(s),
+        Value::Bool(b) => serde_json::Value::Bool(b),
+        Value::Number(n) => n
+            .as_i64()
+            .map(serde_json::Value::from)
+            .or_else(|| n.as_u64().map(serde_json::Value::from))
+            .or_else(|| {
+                n.as_f64()
+                    .and_then(serde_json::Number::from_f64)
+                    .map(serde_json::Value::Number)
+            })
+            .unwrap_or_else(|| serde_json::Value::String(n.to_string())),
+        Value::Sequence(items) => serde_json::Value::Array(
+            items
+                .into_iter()
+                .map(|i| json_of(i).unwrap_or(serde_json::Value::Null))
+                .collect(),
+        ),
+        other => serde_json::Value::String(
+            serde_yaml::to_string(&other)
+                .map(|s| s.trim().to_owned())
+                .unwrap_or_default(),
+        ),
+    })
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::plan::{Decision, DecisionStatus};
+use crate::plan::{Decision, DecisionStatus, Kind, Plan};
 use crate::queue::{Loaded, Location};
 
 /// A plan's state and counts (`arbiter status --json`).
@@ -50,10 +50,18 @@ pub struct DecisionReport {
     pub title: String,
     /// pending | answered | skipped
     pub status: String,
-    /// The answer: an option key, or the human's own text when `custom`; null unless answered.
-    pub answer: Option<String>,
+    /// The answer, typed by the decision's kind: an option key or the human's own text (`choice`, `custom`), a
+    /// list of option keys (`multi`), a string (`text`, `edit`), a number, a boolean; null unless answered.
+    pub answer: Option<serde_json::Value>,
     /// True when the answer is not one of the option keys (typed by the human).
     pub custom: bool,
+    /// The decision's kind when it is not `choice`: multi | text | number | boolean | edit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// An `edit` decision: true when the human edited the proposal, false when they approved it as is (absent
+    /// when an option was picked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edited: Option<bool>,
     pub answered_at: Option<String>,
     /// Telegram user id of whoever answered.
     pub answered_by: Option<String>,
@@ -69,8 +77,16 @@ pub struct AnswersReport {
     #[serde(flatten)]
     pub plan: StatusReport,
     pub decisions: Vec<DecisionReport>,
-    /// decision id → answer (null when skipped or not answered yet).
-    pub answers: BTreeMap<String, Option<String>>,
+    /// decision id → answer, typed as in `decisions` (null when skipped or not answered yet).
+    pub answers: BTreeMap<String, Option<serde_json::Value>>,
+    /// `declined` when an elicitation was declined as a whole.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
+    /// An elicitation request's result, as MCP defines it: `{"action": "accept", "content": {...}}` once
+    /// completed (skipped optional fields left out), `{"action": "decline"}`; absent for other plans and while
+    /// pending.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<serde_json::Value>,
 }
 
 impl StatusReport {
@@ -153,8 +169,10 @@ impl DecisionReport {
             id: d.id.clone(),
             title: d.title.clone(),
             status: d.status.as_str().to_owned(),
-            answer: if answered { d.answer.clone() } else { None },
+            answer: answered.then(|| answer_json(d)).flatten(),
             custom: d.is_custom_answer(),
+            kind: (d.kind != Kind::Choice).then(|| d.kind.name().to_owned()),
+            edited: if answered { d.edited } else { None },
             answered_at: d.answered_at.clone(),
             answered_by: d.answered_by.clone(),
             note: d.note.clone(),
@@ -180,6 +198,8 @@ impl AnswersReport {
             plan: StatusReport::of(loaded),
             decisions,
             answers,
+            outcome: loaded.plan.outcome.clone(),
+            elicitation: elicitation_result(&loaded.plan),
         }
     }
 
@@ -190,8 +210,11 @@ impl AnswersReport {
         out.push('\n');
         for (n, d) in self.decisions.iter().enumerate() {
             let answer = match (d.status.as_str(), &d.answer) {
-                ("answered", Some(a)) if d.custom => format!("{} (custom)", one_line(a)),
-                ("answered", Some(a)) => one_line(a),
+                ("answered", Some(a)) if d.custom => format!("{} (custom)", one_line(&text_of(a))),
+                ("answered", Some(a)) if d.edited == Some(true) => {
+                    format!("{} (edited)", one_line(&text_of(a)))
+                }
+                ("answered", Some(a)) => one_line(&text_of(a)),
                 (status, _) => format!("({status})"),
             };
             let _ = write!(out, "{}. {} [{}]: {answer}", n + 1, d.title, d.id);
@@ -210,6 +233,50 @@ impl AnswersReport {
             }
         }
         out
+    }
+}
+
+/// A decision's answer as JSON of its kind (`None` when it has none).
+fn answer_json(d: &Decision) -> Option<serde_json::Value> {
+    match (&d.kind, &d.value) {
+        // A choice's answer is its text, exactly as before kinds existed.
+        (Kind::Choice, _) => d.answer.clone().map(serde_json::Value::String),
+        (_, Some(v)) => Some(v.to_json()),
+        (_, None) => None,
+    }
+}
+
+/// An elicitation plan's result as MCP defines it (`ElicitResult`): `accept` with each answered decision's typed
+/// value under its id (skipped ones left out), or `decline`. `None` for other plans and while pending.
+#[must_use]
+pub fn elicitation_result(plan: &Plan) -> Option<serde_json::Value> {
+    if !plan.elicitation || plan.status != crate::plan::PlanStatus::Completed {
+        return None;
+    }
+    if plan.declined() {
+        return Some(serde_json::json!({"action": "decline"}));
+    }
+    let content: serde_json::Map<String, serde_json::Value> = plan
+        .decisions
+        .iter()
+        .filter(|d| d.status == DecisionStatus::Answered)
+        .filter_map(|d| {
+            let value = match &d.value {
+                Some(v) => v.to_json(),
+                None => return None,
+            };
+            Some((d.id.clone(), value))
+        })
+        .collect();
+    Some(serde_json::json!({"action": "accept", "content": content}))
+}
+
+/// A JSON answer as one text: a string as it is, a list's strings joined by `, `, anything else as JSON.
+fn text_of(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(items) => items.iter().map(text_of).collect::<Vec<_>>().join(", "),
+        other => other.to_string(),
     }
 }
 

@@ -5,12 +5,14 @@ use serde::Deserialize;
 
 use crate::plan::slug::slug;
 
+mod elicitation;
 mod error;
 mod read;
 mod render;
 mod validate;
 mod verify;
 
+pub use elicitation::is_elicitation;
 pub use error::SpecError;
 pub use read::{from_json, from_value};
 pub use render::render;
@@ -71,6 +73,10 @@ pub struct PlanSpec {
     pub require: Option<u32>,
     /// The questions, at least one.
     pub decisions: Vec<DecisionSpec>,
+    /// Set when the spec was an MCP elicitation request (`message` + `requestedSchema`): the plan may be declined.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub elicitation: bool,
 }
 
 /// Someone a plan names: a Telegram user id, or a name.
@@ -82,7 +88,7 @@ pub enum Person {
 }
 
 /// One question of a [`PlanSpec`].
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DecisionSpec {
     /// Decision id; default: a slug of the title. Unique within the plan.
@@ -93,13 +99,53 @@ pub struct DecisionSpec {
     /// Background for this question (Markdown).
     #[serde(default)]
     pub context: Option<String>,
-    /// Whether the human may type an answer of their own.
+    /// Whether the human may type an answer of their own (`choice` and `multi`).
     #[serde(default)]
     pub allow_custom: bool,
-    /// The option key the deadline answers with (`on_deadline: submit`); must be one of `options`.
+    /// What shape of answer: choice (default: one option), multi (a set of options), text, number, boolean
+    /// (yes/no), edit (the `proposal` approved as is or edited).
     #[serde(default)]
-    pub default: Option<String>,
-    /// The choices; none makes a free-text question.
+    #[schemars(extend("enum" = ["choice", "multi", "text", "number", "boolean", "edit"]))]
+    pub kind: Option<String>,
+    /// multi: the fewest options to pick (default 1).
+    #[serde(default)]
+    pub min: Option<u32>,
+    /// multi: the most options to pick (default: all).
+    #[serde(default)]
+    pub max: Option<u32>,
+    /// text: the fewest characters (default 0).
+    #[serde(default)]
+    pub min_length: Option<u32>,
+    /// text: the most characters (default 4000).
+    #[serde(default)]
+    pub max_length: Option<u32>,
+    /// text: email | uri | date | date-time; edit: json (an edit must be JSON of the proposal's top-level type).
+    #[serde(default)]
+    #[schemars(extend("enum" = ["email", "uri", "date", "date-time", "json"]))]
+    pub format: Option<String>,
+    /// number: the smallest number accepted.
+    #[serde(default)]
+    pub minimum: Option<f64>,
+    /// number: the largest number accepted.
+    #[serde(default)]
+    pub maximum: Option<f64>,
+    /// number: whole numbers only.
+    #[serde(default)]
+    pub integer: bool,
+    /// edit: the proposal the human approves as is or edits (shown as a code block).
+    #[serde(default)]
+    pub proposal: Option<String>,
+    /// edit: the proposal's language (the code block's info string: `bash`, `json`, …).
+    #[serde(default)]
+    pub language: Option<String>,
+    /// The answer the deadline gives (`on_deadline: submit`), a value of the decision's kind: an option key
+    /// (choice), a list of option keys (multi), a string, a number, a boolean.
+    #[serde(default)]
+    pub default: Option<serde_json::Value>,
+    /// The human must answer it: it can't be skipped.
+    #[serde(default)]
+    pub required: bool,
+    /// The choices (choice, multi; beside an edit's proposal, e.g. `reject`); none makes a free-text question.
     #[serde(default)]
     pub options: Vec<OptionSpec>,
 }

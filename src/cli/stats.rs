@@ -72,8 +72,14 @@ pub fn parse_since(s: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, String>
 #[must_use]
 pub fn report(s: &Stats) -> String {
     let d = &s.decisions;
+    // `edited` only when there is any, so reports of plans without edit decisions read as before.
+    let edited = if d.edited > 0 {
+        format!(", {} edited", d.edited)
+    } else {
+        String::new()
+    };
     let mut out = format!(
-        "Completed since {}: {} plans\nDecisions: {} answered ({} custom), {} skipped, {} by deadline, {} delegated\n\n",
+        "Completed since {}: {} plans\nDecisions: {} answered ({} custom{edited}), {} skipped, {} by deadline, {} delegated\n\n",
         s.since, s.plans_completed, d.answered, d.custom, d.skipped, d.deadline, d.delegated
     );
     let spread = |name: &str, x: &Spread| {

@@ -91,9 +91,42 @@ fn message(e: &AgentError) -> String {
     e.to_string()
 }
 
-/// The input schema of `arbiter_push`: the JSON plan spec.
+/// The input schema of `arbiter_push`: the JSON plan spec (`title` + `decisions`), or an MCP elicitation request
+/// (`message` + `requestedSchema`, MCP 2025-11-25) with the same optional plan keys.
 fn push_schema() -> Arc<JsonObject> {
-    rmcp::handler::server::common::schema_for_type::<PlanSpec>()
+    let spec = rmcp::handler::server::common::schema_for_type::<PlanSpec>();
+    let mut schema: JsonObject = (*spec).clone();
+    schema.remove("required");
+    if let Some(serde_json::Value::Object(properties)) = schema.get_mut("properties") {
+        properties.insert(
+            "message".into(),
+            serde_json::json!({
+                "type": "string",
+                "description": "Elicitation: the request's message to the human (the plan's context; its first \
+                                line the title when `title` is not given)."
+            }),
+        );
+        properties.insert(
+            "requestedSchema".into(),
+            serde_json::json!({
+                "type": "object",
+                "description": "Elicitation: MCP's restricted object schema. Each property becomes one decision \
+                                in order (string → text with minLength/maxLength/format, number/integer → \
+                                number with minimum/maximum, boolean, enum/enumNames or oneOf {const,title} → \
+                                choice, array of such an enum → multi with minItems/maxItems); `required` \
+                                ones can't be skipped. arbiter_get/arbiter_await then carry `elicitation`: \
+                                {action: accept, content} or {action: decline}."
+            }),
+        );
+    }
+    schema.insert(
+        "anyOf".into(),
+        serde_json::json!([
+            {"required": ["title", "decisions"]},
+            {"required": ["message", "requestedSchema"]}
+        ]),
+    );
+    Arc::new(schema)
 }
 
 #[tool_router]
@@ -109,8 +142,13 @@ impl ArbiterServer {
     #[tool(
         description = "Put a plan of decisions in front of the human. Returns {id, path} at once; then call \
                        arbiter_await with the id. Each decision has a title and options ({key, label}); the \
-                       answer is the chosen key (or the human's own text when allow_custom is true). `approvers` \
-                       (names or user ids) limits who may answer; `require: N` needs N approvers to sign off.",
+                       answer is the chosen key (or the human's own text when allow_custom is true). A decision's \
+                       `kind` asks for other answers: multi (min, max: a list of keys), text (min_length, \
+                       max_length, format: email|uri|date|date-time), number (minimum, maximum, integer), boolean, \
+                       edit (`proposal` + optional `language`, format: json; answered with the final text and \
+                       `edited`). An MCP elicitation request (`message` + `requestedSchema`) is accepted too. \
+                       `approvers` (names or user ids) limits who may answer; `require: N` needs N approvers to \
+                       sign off.",
         input_schema = push_schema()
     )]
     async fn arbiter_push(&self, extensions: Extensions, args: JsonObject) -> ToolResult {

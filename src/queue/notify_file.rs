@@ -2,7 +2,7 @@
 
 use crate::plan::slug::file_component;
 use crate::plan::yaml_value::{scalar, timestamp};
-use crate::plan::{DecisionStatus, Plan};
+use crate::plan::{DecisionStatus, Kind, Plan};
 
 /// Longest key written as `key: value`, well under YAML's limit of 1024 characters for such a key.
 const MAX_IMPLICIT_KEY: usize = 512;
@@ -37,10 +37,15 @@ pub fn render(plan: &Plan) -> String {
         .as_deref()
         .map_or_else(|| "null".to_owned(), timestamp);
     out.push_str(&format!("completed_at: {completed_at}\n"));
+    if let Some(outcome) = &plan.outcome {
+        out.push_str(&format!("outcome: {}\n", scalar(outcome)));
+    }
     out.push_str("answers:\n");
     for d in &plan.decisions {
-        let value = match (d.status, &d.answer) {
-            (DecisionStatus::Answered, Some(a)) => scalar(a),
+        // Typed by the decision's kind: a list of keys, a number, a boolean, a string (docs/file-format.md).
+        let value = match (d.status, &d.answer, &d.value) {
+            (DecisionStatus::Answered, _, Some(v)) if d.kind != Kind::Choice => v.yaml(),
+            (DecisionStatus::Answered, Some(a), _) => scalar(a),
             _ => "null".to_owned(),
         };
         let key = scalar(&d.id);
@@ -49,6 +54,23 @@ pub fn render(plan: &Plan) -> String {
             out.push_str(&format!("  ? {key}\n  : {value}\n"));
         } else {
             out.push_str(&format!("  {key}: {value}\n"));
+        }
+    }
+    let edited: Vec<(&str, bool)> = plan
+        .decisions
+        .iter()
+        .filter(|d| d.status == DecisionStatus::Answered)
+        .filter_map(|d| Some((d.id.as_str(), d.edited?)))
+        .collect();
+    if !edited.is_empty() {
+        out.push_str("edited:\n");
+        for (id, e) in &edited {
+            let key = scalar(id);
+            if key.chars().count() > MAX_IMPLICIT_KEY {
+                out.push_str(&format!("  ? {key}\n  : {e}\n"));
+            } else {
+                out.push_str(&format!("  {key}: {e}\n"));
+            }
         }
     }
     if !plan.approval.signoffs.is_empty() {
@@ -76,6 +98,9 @@ pub fn render(plan: &Plan) -> String {
     out.push_str("---\n\n## Answers\n\n");
     for d in &plan.decisions {
         let value = match (d.status, &d.answer) {
+            (DecisionStatus::Answered, Some(a)) if d.edited == Some(true) => {
+                format!("{} (edited)", a.replace('\n', " "))
+            }
             (DecisionStatus::Answered, Some(a)) => a.replace('\n', " "),
             (DecisionStatus::Skipped, _) => "(skipped)".to_owned(),
             _ => "(unanswered)".to_owned(),

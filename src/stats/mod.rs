@@ -6,7 +6,8 @@
 //!   `completed_at` is missing or unreadable cannot be placed in time and is left out);
 //! - `decisions`: `answered` and `skipped` are what a person did, `deadline` what the deadline did (answered
 //!   with the default, or skipped), so the three add up to the period's resolved decisions; `custom` is the part
-//!   of `answered` that is free text; `delegated` counts decisions delegated to someone (`delegated_to` set; a
+//!   of `answered` that is free text, `edited` the part that is an edited proposal (a `multi` answer, one
+//!   decision, counts once); `delegated` counts decisions delegated to someone (`delegated_to` set; a
 //!   delegation taken back writes `delegated_to: null` and is not counted);
 //! - time to decide: per decision answered by a person, `answered_at` − the plan's `created_at`; per plan,
 //!   `completed_at` − `created_at`. A plan without a readable `created_at` is counted but not timed, and so are
@@ -68,6 +69,8 @@ pub struct Decisions {
     pub custom: usize,
     pub deadline: usize,
     pub delegated: usize,
+    /// The part of `answered` that is an `edit` decision's proposal edited before approval (`edited: true`).
+    pub edited: usize,
 }
 
 /// One agent's, tag's or person's figures: how many, and the median time.
@@ -247,6 +250,9 @@ pub fn compute(
             }
             if d.is_custom_answer() {
                 decisions.custom += 1;
+            }
+            if d.edited == Some(true) {
+                decisions.edited += 1;
             }
             let time = decision_time(created, d);
             if let Some(s) = time {

@@ -214,7 +214,7 @@ fn a_period_and_a_queue_give_the_hand_computed_figures() {
         json!({
             "since": "2026-02-01T00:00:00Z",
             "plans_completed": 3,
-            "decisions": {"answered": 4, "skipped": 1, "custom": 1, "deadline": 2, "delegated": 0},
+            "decisions": {"answered": 4, "skipped": 1, "custom": 1, "deadline": 2, "delegated": 0, "edited": 0},
             "decision_seconds": {"p50": 3600, "p90": 14400, "max": 14400, "count": 3},
             "plan_seconds": {"p50": 7200, "p90": 36000, "max": 36000, "count": 2},
             "by_agent": {"ceo": {"count": 2, "p50_seconds": 7200}, "swe": {"count": 1, "p50_seconds": null}},
@@ -258,7 +258,7 @@ fn an_empty_period_and_queue_have_null_times_and_zero_counts() {
         json!({
             "since": "2026-03-01T00:00:00Z",
             "plans_completed": 0,
-            "decisions": {"answered": 0, "skipped": 0, "custom": 0, "deadline": 0, "delegated": 0},
+            "decisions": {"answered": 0, "skipped": 0, "custom": 0, "deadline": 0, "delegated": 0, "edited": 0},
             "decision_seconds": {"p50": null, "p90": null, "max": null, "count": 0},
             "plan_seconds": {"p50": null, "p90": null, "max": null, "count": 0},
             "by_agent": {},
@@ -417,5 +417,49 @@ fn delegated_counts_decisions_with_delegated_to_as_the_daemon_writes_it() {
     assert_eq!(
         stats.decisions.delegated, 1,
         "a delegation taken back is not counted"
+    );
+}
+
+#[test]
+fn a_multi_answer_counts_once_and_an_edited_proposal_counts_as_edited() {
+    let mut p = plan(
+        "k",
+        None,
+        Some("2026-02-02T00:00:00Z"),
+        Some("2026-02-02T01:00:00Z"),
+    );
+    let mut multi = decision(
+        "checks",
+        Answered,
+        Some("a, b"),
+        "2026-02-02T00:10:00Z",
+        "1",
+    );
+    multi.kind = Kind::Multi { min: 1, max: 2 };
+    multi.value = Some(AnswerValue::List(vec!["a".into(), "b".into()]));
+    let mut edited = decision("cmd", Answered, Some("ls -la"), "2026-02-02T00:20:00Z", "1");
+    edited.kind = Kind::Edit {
+        proposal: crate::plan::Proposal {
+            text: "ls".into(),
+            language: None,
+            line: 1,
+        },
+        json: false,
+    };
+    edited.value = Some(AnswerValue::Text("ls -la".into()));
+    edited.edited = Some(true);
+    let mut approved = edited.clone();
+    approved.id = "cmd2".into();
+    approved.value = Some(AnswerValue::Text("ls".into()));
+    approved.edited = Some(false);
+    p.decisions = vec![multi, edited, approved];
+    let stats = compute(&[p], &[], t(SINCE), t(NOW), &names);
+    assert_eq!(
+        (
+            stats.decisions.answered,
+            stats.decisions.custom,
+            stats.decisions.edited
+        ),
+        (3, 0, 1)
     );
 }

@@ -58,6 +58,7 @@ pub fn plan_spec(input: &HookInput, options: &PlanOptions) -> PlanSpec {
         escalate_to: Vec::new(),
         approvers: Vec::new(),
         require: None,
+        elicitation: false,
         decisions: vec![DecisionSpec {
             id: Some(DECISION_ID.to_owned()),
             title: format!("Allow {}?", one_line(&input.tool_name)),
@@ -66,6 +67,7 @@ pub fn plan_spec(input: &HookInput, options: &PlanOptions) -> PlanSpec {
             allow_custom: true,
             default: None,
             options: choices,
+            ..DecisionSpec::default()
         }],
     }
 }

@@ -138,8 +138,8 @@ Claude Code asks to use `Bash` in `/home/dev/shop`.
 {
   "command": "rm -rf target && cargo test --workspace",
   "description": "Clean build and run the test suite",
-  "run_in_background": false,
-  "timeout": 120000
+  "timeout": 120000,
+  "run_in_background": false
 }
 ```
 
@@ -320,7 +320,7 @@ fn permission_request_answers_as_decision_behaviors() {
             )
         )
         .unwrap(),
-        r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"behavior":"allow","destination":"session","rules":[{"ruleContent":"npm install:*","toolName":"Bash"}],"type":"addRules"}]}},"systemMessage":"Allowed for this session by 93533553 via Arbiter"}"#
+        r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"npm install:*"}],"behavior":"allow","destination":"session"}]}},"systemMessage":"Allowed for this session by 93533553 via Arbiter"}"#
     );
     assert_eq!(
         reply(PR_EDIT, &pick("deny", "Deny")).unwrap(),

@@ -16,6 +16,10 @@ pub enum SpecError {
     /// An already-parsed JSON value (the MCP tool's arguments) does not read as a spec.
     #[error("{at}{reason}")]
     Value { at: String, reason: String },
+    /// A decision's kind or its keys do not make sense (the file format's diagnosis), or an elicitation request's
+    /// schema can't be asked: the place and the reason.
+    #[error("{at}: {reason}")]
+    Kind { at: String, reason: String },
     #[error("{field}: must not be empty")]
     Empty { field: String },
     #[error("{field}: must be one line (it contains a line break)")]

@@ -2,11 +2,17 @@
 
 use crate::serde_message::without_position;
 
-use super::{PlanSpec, SpecError};
+use super::{PlanSpec, SpecError, elicitation};
 
 /// Reads a JSON plan spec; the error names the line, column, the JSON path and the reason
 /// (`3:14: decisions[0]: unknown field `lable`, expected ...`).
 pub fn from_json(text: &str) -> Result<PlanSpec, SpecError> {
+    // An MCP elicitation request is read as one (its errors name the field); a plan spec keeps line and column.
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(text)
+        && elicitation::is_elicitation(&value)
+    {
+        return from_value(value);
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let spec: PlanSpec = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let inner = e.inner();
@@ -30,6 +36,11 @@ pub fn from_json(text: &str) -> Result<PlanSpec, SpecError> {
 
 /// Reads a JSON plan spec from an already-parsed value (the MCP tool's arguments).
 pub fn from_value(value: serde_json::Value) -> Result<PlanSpec, SpecError> {
+    if elicitation::is_elicitation(&value) {
+        let mut spec = from_value(elicitation::plan_value(value)?)?;
+        spec.elicitation = true;
+        return Ok(spec);
+    }
     serde_path_to_error::deserialize(value).map_err(|e| {
         let reason = e.inner().to_string();
         SpecError::Value {

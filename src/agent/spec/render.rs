@@ -1,6 +1,7 @@
 //! A validated spec rendered as a decision file, in the shape of the example plan (docs/file-format.md).
 
 use crate::plan::yaml_value::{scalar, timestamp};
+use crate::plan::{AnswerValue, Number};
 
 use super::{DecisionSpec, Person, PlanSpec, decision_ids};
 
@@ -37,6 +38,9 @@ fn write_frontmatter(out: &mut String, spec: &PlanSpec, id: &str, now: &str) {
     key("title", &scalar(title));
     key("priority", &scalar(priority));
     key("status", "pending");
+    if spec.elicitation {
+        key("elicitation", "true");
+    }
     key("created_at", &timestamp(now));
     key("updated_at", &timestamp(now));
     key("completed_at", "null");
@@ -104,13 +108,24 @@ fn write_decision(out: &mut String, n: usize, d: &DecisionSpec, id: &str) {
     if d.allow_custom {
         out.push_str("allow_custom: true\n");
     }
+    write_kind(out, d);
     if let Some(default) = &d.default {
-        out.push_str(&format!("default: {}\n", scalar(default.trim())));
+        out.push_str(&format!("default: {}\n", default_yaml(d, default)));
+    }
+    if d.required {
+        out.push_str("required: true\n");
     }
     if let Some(context) = d.context.as_deref().map(str::trim)
         && !context.is_empty()
     {
         out.push_str(&format!("\n**Context:** {context}\n"));
+    }
+    if let Some(proposal) = &d.proposal {
+        let fence = "`".repeat(longest_run(proposal, '`').max(2) + 1);
+        let language = d.language.as_deref().map_or("", str::trim);
+        out.push_str(&format!(
+            "\n**Proposal:**\n\n{fence}{language}\n{proposal}\n{fence}\n"
+        ));
     }
     if !d.options.is_empty() {
         out.push_str("\n**Options:**\n");
@@ -118,6 +133,76 @@ fn write_decision(out: &mut String, n: usize, d: &DecisionSpec, id: &str) {
             out.push_str(&format!("- `{}` — {}\n", o.key.trim(), o.label_or_key()));
         }
     }
+}
+
+/// The kind and its keys, one line each, as given.
+fn write_kind(out: &mut String, d: &DecisionSpec) {
+    if let Some(kind) = &d.kind {
+        out.push_str(&format!("kind: {}\n", scalar(kind.trim())));
+    }
+    let counts = [
+        ("min", d.min),
+        ("max", d.max),
+        ("min_length", d.min_length),
+        ("max_length", d.max_length),
+    ];
+    for (key, value) in counts {
+        if let Some(v) = value {
+            out.push_str(&format!("{key}: {v}\n"));
+        }
+    }
+    if let Some(format) = &d.format {
+        out.push_str(&format!("format: {}\n", scalar(format.trim())));
+    }
+    for (key, value) in [("minimum", d.minimum), ("maximum", d.maximum)] {
+        if let Some(v) = value {
+            // A number the file can't hold (NaN, 2^53 or more) is written as text: the plan then reads as a
+            // diagnosis naming it.
+            let written = Number::new(v).map_or_else(|| scalar(&v.to_string()), |n| n.to_string());
+            out.push_str(&format!("{key}: {written}\n"));
+        }
+    }
+    if d.integer {
+        out.push_str("integer: true\n");
+    }
+}
+
+/// A default as YAML of the decision's kind: a JSON list as a flow list of keys, a number, a boolean, a string.
+fn default_yaml(d: &DecisionSpec, default: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match default {
+        Value::Array(items) => AnswerValue::List(
+            items
+                .iter()
+                .map(|i| match i {
+                    Value::String(s) => s.trim().to_owned(),
+                    other => other.to_string(),
+                })
+                .collect(),
+        )
+        .yaml(),
+        Value::Number(n) => n
+            .as_f64()
+            .and_then(Number::new)
+            .map_or_else(|| scalar(&n.to_string()), |n| n.to_string()),
+        Value::Bool(b) => b.to_string(),
+        Value::String(s) if d.kind.as_deref() == Some("multi") => {
+            AnswerValue::List(vec![s.trim().to_owned()]).yaml()
+        }
+        Value::String(s) => scalar(s.trim()),
+        Value::Null | Value::Object(_) => "null".to_owned(),
+    }
+}
+
+/// The longest run of `c` in `s` (a code fence must be longer than any run of backticks inside it).
+fn longest_run(s: &str, c: char) -> usize {
+    let mut longest = 0;
+    let mut run = 0;
+    for ch in s.chars() {
+        run = if ch == c { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    longest
 }
 
 /// A title as written after a heading's `#` marks: one ending in `#` gets a closing ` #`, the one run CommonMark

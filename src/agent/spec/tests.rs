@@ -194,6 +194,7 @@ proptest::proptest! {
             escalate_to: Vec::new(),
             approvers: Vec::new(),
             require: None,
+            elicitation: false,
             decisions: vec![DecisionSpec {
                 id: Some("d".into()),
                 title: title.clone(),
@@ -201,6 +202,7 @@ proptest::proptest! {
                 allow_custom: true,
                 default: None,
                 options: Vec::new(),
+                ..DecisionSpec::default()
             }],
         };
         let text = render(&spec, "x", NOW);

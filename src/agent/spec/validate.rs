@@ -24,7 +24,60 @@ pub fn validate(spec: &PlanSpec) -> Result<(), SpecError> {
     }
     validate_people(spec)?;
     validate_require(spec)?;
-    validate_decisions(spec)
+    validate_decisions(spec)?;
+    validate_kinds(spec)
+}
+
+/// The kinds and their keys, as the file format checks them: the spec is rendered and read, and a diagnosis in a
+/// decision is reported at that decision (`decisions[1]: `max: 4` is more than …`).
+fn validate_kinds(spec: &PlanSpec) -> Result<(), SpecError> {
+    for (n, d) in spec.decisions.iter().enumerate() {
+        let at = format!("decisions[{n}]");
+        if let Some(proposal) = &d.proposal {
+            if proposal.contains('\r') {
+                return Err(SpecError::Kind {
+                    at: format!("{at}.proposal"),
+                    reason: "a carriage return can't be kept in the file's code block: use \\n line breaks"
+                        .to_owned(),
+                });
+            }
+            if d.kind.as_deref() != Some("edit") {
+                return Err(SpecError::Kind {
+                    at: format!("{at}.proposal"),
+                    reason: "only an edit decision (`\"kind\": \"edit\"`) has a proposal"
+                        .to_owned(),
+                });
+            }
+        }
+        if let Some(language) = &d.language {
+            one_line(&format!("{at}.language"), language, false)?;
+            if language.contains(['`', ' ', '\t']) {
+                return Err(SpecError::Kind {
+                    at: format!("{at}.language"),
+                    reason: "one word, without backticks".to_owned(),
+                });
+            }
+        }
+    }
+    let text = super::render(spec, "validate", "2026-01-01T00:00:00Z");
+    let Err(d) = crate::plan::parse(&text, "validate") else {
+        return Ok(());
+    };
+    // The decision the diagnosis is in: the last `## ` heading at or before its line.
+    let headings: Vec<usize> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("## Decision "))
+        .map(|(i, _)| i + 1)
+        .collect();
+    match headings.iter().rposition(|&h| h <= d.line) {
+        Some(n) if d.line > 0 => Err(SpecError::Kind {
+            at: format!("decisions[{n}]"),
+            reason: d.reason,
+        }),
+        // Not in a decision: the push reports it as before.
+        _ => Ok(()),
+    }
 }
 
 /// `approvers` and `escalate_to`: no user id 0, no empty or multi-line name.

@@ -177,10 +177,11 @@ fn multi(
         ));
     }
     let offered = options.len() + usize::from(allow_custom);
+    let plural = if options.len() == 1 { "" } else { "s" };
     let what = if allow_custom {
-        format!("{} options and a custom answer", options.len())
+        format!("{} option{plural} and a custom answer", options.len())
     } else {
-        format!("{} options", options.len())
+        format!("{} option{plural}", options.len())
     };
     let min = fields.count("min")?.unwrap_or(1);
     let max = fields.count("max")?;

@@ -21,6 +21,7 @@ fn figures() -> Stats {
             custom: 1,
             deadline: 2,
             delegated: 0,
+            edited: 0,
         },
         decision_seconds: Spread {
             p50: Some(3600),
