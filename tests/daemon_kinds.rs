@@ -3,6 +3,9 @@
 
 use arbiter_zebu::plan::{AnswerValue, DecisionStatus, parse};
 
+use serde_json::{Value, json};
+
+use crate::cli_support::Arbiter;
 use crate::support::TempQueue;
 use crate::support::daemon::{OWNER, Running};
 
@@ -34,6 +37,13 @@ async fn open(text: &str) -> (Running, i32) {
 
 fn has_button(m: &arbiter_zebu::fakebot::SentMessage, label: &str) -> bool {
     m.buttons().iter().any(|b| b.text == label)
+}
+
+/// `arbiter get k1 --json`, as an agent reads the answers.
+fn get_json(queue: &TempQueue) -> Value {
+    let out = Arbiter::new(queue).args(&["get", "k1", "--json"]).run();
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    serde_json::from_str(&out.stdout).expect("JSON")
 }
 
 fn pending(d: &Running) -> String {
@@ -125,6 +135,7 @@ async fn multi_toggles_write_nothing_until_done_and_done_below_min_is_refused() 
         q.value,
         Some(AnswerValue::List(vec!["lint".into(), "yes".into()]))
     );
+    assert_eq!(get_json(&d.queue)["answers"], json!({"q": ["lint", "yes"]}));
 
     // Toggles are memory only: a restart between toggles loses them, never the recorded answer.
     d.tap(id, "1. ✓ Q").await;
@@ -188,6 +199,7 @@ async fn a_number_reply_that_does_not_fit_is_refused_and_asked_again() {
         block(&pending(&d)),
         "id: q\nkind: number\nminimum: 1\nmaximum: 10\ninteger: true\nstatus: answered\nanswer: 7\nanswered_by: OWNER"
     );
+    assert_eq!(get_json(&d.queue)["answers"], json!({"q": 7}));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -224,6 +236,7 @@ async fn text_formats_and_lengths_are_checked_before_anything_is_written() {
     reply(&d, "bob@ex.com", "Tap to edit, or submit").await;
     let q = parse(&pending(&d), "k1").unwrap().decisions.remove(0);
     assert_eq!(q.value, Some(AnswerValue::Text("bob@ex.com".into())));
+    assert_eq!(get_json(&d.queue)["answers"], json!({"q": "bob@ex.com"}));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -248,6 +261,7 @@ async fn boolean_is_yes_or_no() {
     d.wait_message(|m| m.message_id == id && m.plain.contains("Q → Yes"))
         .await;
     assert!(block(&pending(&d)).contains("\nanswer: true\n"));
+    assert_eq!(get_json(&d.queue)["answers"], json!({"q": true}));
 }
 
 const PROPOSAL: &str = "**Context:** Run it?\n\n**Proposal:**\n\n```bash\nrm -rf build/\nmake release\n```\n\n**Options:**\n- `reject` — Don't run it\n";
@@ -290,6 +304,9 @@ async fn edit_sends_the_proposal_to_copy_and_shows_the_change_as_a_diff() {
     );
     let q = parse(&written, "k1").unwrap().decisions.remove(0);
     assert_eq!(q.value, Some(AnswerValue::Text(edited.into())));
+    let got = get_json(&d.queue);
+    assert_eq!(got["answers"], json!({"q": edited}));
+    assert_eq!(got["decisions"][0]["edited"], json!(true));
     d.tap(id, "1. ✓ Q").await;
     let shown = d
         .wait_message(|m| m.message_id == id && m.plain.contains("Your edit:"))
@@ -340,4 +357,5 @@ async fn an_elicitation_plan_can_be_declined_from_the_review() {
     assert!(q.files("pending").is_empty());
     let completed = q.read("completed", FILE);
     assert!(completed.contains("\noutcome: declined\n"), "{completed}");
+    assert_eq!(get_json(&q)["elicitation"], json!({"action": "decline"}));
 }
