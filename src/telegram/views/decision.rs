@@ -45,7 +45,14 @@ pub(super) fn decision_view(
         return super::plan_view::plan_view(plan, now);
     };
     let context = render(&d.context);
-    let body = |caps: Caps| decision_text(plan, index, d, &context, picks, caps, now, viewer);
+    let shown = Shown {
+        plan,
+        index,
+        d,
+        context: &context,
+        picks,
+    };
+    let body = |caps: Caps| decision_text(&shown, caps, now, viewer);
     let draft = confirm
         .and_then(|header| {
             fit_first(|caps| {
@@ -63,16 +70,28 @@ pub(super) fn decision_view(
     )
 }
 
-fn decision_text(
-    plan: &Plan,
+/// The decision a view shows: where it is, its rendered context, and a `multi` decision's toggles.
+struct Shown<'a> {
+    plan: &'a Plan,
     index: usize,
-    d: &Decision,
-    context: &[Block],
-    picks: Option<&[usize]>,
+    d: &'a Decision,
+    context: &'a [Block],
+    picks: Option<&'a [usize]>,
+}
+
+fn decision_text(
+    shown: &Shown,
     caps: Caps,
     now: chrono::DateTime<chrono::Utc>,
     viewer: &Viewer,
 ) -> Draft {
+    let &Shown {
+        plan,
+        index,
+        d,
+        context,
+        picks,
+    } = shown;
     let choice = d.kind == Kind::Choice;
     let mut text = format!(
         "*{}/{}* · {}",

@@ -45,7 +45,7 @@ fn language(lang: Option<&str>) -> &str {
 
 /// `lines` as a `pre` block in `lang`, as many whole lines as fit `budget` UTF-16 units of shown text (the
 /// first line cut when even it does not fit); `None` when nothing fits. The bool: something was left out.
-fn pre_block<'a>(
+fn pre_block(
     lines: impl IntoIterator<Item = String>,
     lang: &str,
     budget: usize,
