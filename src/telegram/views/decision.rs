@@ -6,14 +6,11 @@ use crate::telegram::callback::Callback;
 use crate::telegram::render::{Block, excerpt, render};
 
 use super::layout::{
-    Caps, Draft, MAX_BUTTONS, code_line, fit, fit_first, index16, letter, line, pref, rows_of,
+    Caps, Draft, MAX_OPTION_BUTTONS, code_line, fit, fit_first, index16, letter, line, pref,
+    rows_of,
 };
 use super::{Button, View, Viewer, full_context};
 
-/// Most option buttons: the keyboard also has the navigation row (3), Custom + Skip, Note + Delegate (or
-/// Take back), Full context and Back to Plan.
-pub(super) const MAX_OPTION_BUTTONS: usize = 90;
-const _: () = assert!(MAX_OPTION_BUTTONS + 9 <= MAX_BUTTONS);
 /// Caps of the after-answer line, which is drawn before the view it heads knows its budget.
 const CONFIRM_TITLE: usize = 64;
 const CONFIRM_ANSWER: usize = 200;

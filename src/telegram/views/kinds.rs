@@ -11,7 +11,8 @@ use crate::telegram::markdown::{escape, escape_code, truncate};
 use crate::telegram::render::FULL_CONTEXT;
 
 use super::layout::{
-    Caps, Draft, MAX_TEXT, button_text, code_line, fit, index16, letter, line, pref,
+    Caps, Draft, MAX_OPTION_BUTTONS, MAX_TEXT, button_text, code_line, fit, index16, letter, line,
+    pref,
 };
 use super::{Button, View, full_context};
 
@@ -89,12 +90,7 @@ pub(super) fn kind_text(d: &Decision, picks: Option<&[usize]>, budget: usize, ca
         Kind::Multi { .. } => {
             let picked = picks.map_or_else(|| d.picked_options(), <[usize]>::to_vec);
             let mut list = Vec::new();
-            for (i, o) in d
-                .options
-                .iter()
-                .take(super::decision::MAX_OPTION_BUTTONS)
-                .enumerate()
-            {
+            for (i, o) in d.options.iter().take(MAX_OPTION_BUTTONS).enumerate() {
                 let mark = if picked.contains(&i) { "☑" } else { "☐" };
                 list.push(format!(
                     "{mark} {}\\. {}",
@@ -211,7 +207,7 @@ pub(super) fn kind_buttons(
             let mut rows: Vec<Vec<Button>> = d
                 .options
                 .iter()
-                .take(super::decision::MAX_OPTION_BUTTONS)
+                .take(MAX_OPTION_BUTTONS)
                 .enumerate()
                 .filter_map(|(i, o)| {
                     let mark = if picked.contains(&i) { "☑" } else { "☐" };
