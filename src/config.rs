@@ -8,6 +8,7 @@
 //! | `telegram.token` | string | — | Bot token from @BotFather (`123456:ABC-...`). `ARBITER_TELEGRAM_TOKEN` wins over it; one of the two is required. |
 //! | `telegram.allowedUsers` | list of numbers | — (required, non-empty) | Telegram user ids allowed to use the bot; everyone else is ignored. |
 //! | `telegram.apiUrl` | string | `https://api.telegram.org` | Bot API base URL, http or https (tests point it at a local fake server). A URL that does not parse is an error, never a reason to use Telegram's. |
+//! | `telegram.groups` | list | `[]` | Group chats that get a card per matching plan: `{"chat": -100…, "topics": {"agent:NAME": 17, "tag:TAG": 23, "*": 1}}` (`topics` optional; 1 is a forum's General topic). |
 //! | `queue.dir` | string | `<home>/queue` | Queue folder (`pending/`, `completed/`, `notify/`). |
 //! | `queue.watchInterval` | number (ms) | `1000` | Periodic rescan of `pending/`, 10 to 3600000. |
 //! | `notifications.enabled` | boolean | `true` | Announce new plans on Telegram. |
@@ -45,8 +46,8 @@ use std::path::Path;
 
 pub use error::ConfigError;
 pub use file::{
-    ConfigFile, DigestSection, LogsSection, NotificationsSection, QueueSection, TelegramSection,
-    WebSection,
+    ConfigFile, DigestSection, GroupSection, LogsSection, NotificationsSection, QueueSection,
+    TelegramSection, WebSection,
 };
 pub use paths::{
     ENV_HOME, ENV_QUEUE, ENV_TOKEN, arbiter_home, config_file, default_logs_dir, default_queue_dir,
@@ -55,8 +56,8 @@ pub use paths::{
 pub use queue_dir::{QueueDirSource, ResolvedQueueDir, resolve_queue_dir};
 pub use resolved::{
     Config, DEFAULT_API_URL, DEFAULT_SESSION_DAYS, DEFAULT_WATCH_INTERVAL,
-    DEFAULT_WATCH_INTERVAL_MS, DEFAULT_WEB_LISTEN, LogsConfig, NotificationsConfig, QueueConfig,
-    TelegramConfig, TokenSource, WebConfig,
+    DEFAULT_WATCH_INTERVAL_MS, DEFAULT_WEB_LISTEN, GroupConfig, LogsConfig, NotificationsConfig,
+    QueueConfig, TelegramConfig, TokenSource, TopicRule, WebConfig,
 };
 pub(crate) use token::looks_like_token;
 pub use token::{BotToken, SecretToken};
@@ -104,5 +105,7 @@ fn permission_warning(_path: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests;
 
+#[cfg(test)]
+mod groups_tests;
 #[cfg(test)]
 mod web_tests;

@@ -183,6 +183,7 @@ pub fn init(opts: InitOptions, io: &mut dyn InitIo) -> Result<InitReport, InitEr
             token: token.map(BotToken::new),
             allowed_users: Some(UserIds(users)),
             api_url: Some(api_url),
+            groups: None,
         },
         queue: QueueSection {
             dir: Some(shown(&queue_dir)?),

@@ -6,6 +6,7 @@
 //! decided in [`access`], by the actor's user id.
 
 pub(crate) mod access;
+mod audit;
 pub mod seen;
 
 use std::fmt;
@@ -280,7 +281,7 @@ impl Actions {
         };
         let by = actor.to_string();
         let edited = self.queue.edit_with(plan_id, Some(&by), now, decide);
-        match self.outcome(plan_id, action, edited) {
+        let outcome = match self.outcome(plan_id, action, edited) {
             Outcome::Recorded { plan, decision, .. } => {
                 let tell = tell(actor, &before, &plan.plan, decision, action);
                 Outcome::Recorded {
@@ -290,7 +291,10 @@ impl Actions {
                 }
             }
             other => other,
-        }
+        };
+        // The change's line is on disk before any front end acknowledges it.
+        audit::record(&self.queue, actor, action, &outcome, now);
+        outcome
     }
 
     /// The edit `action` by `actor` makes on `plan` as it is now, or why it makes none.

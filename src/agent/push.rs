@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::plan::slug::{file_component, slug};
 use crate::plan::{Plan, PlanStatus, parse};
+use crate::queue::audit::{self, Change};
 use crate::queue::{Queue, StoreError};
 
 use super::spec::{self, PlanSpec};
@@ -47,7 +48,7 @@ pub fn push(queue: &Queue, text: &str, source: &str, now: &str) -> Result<Pushed
             &format!("the plan no longer reads after its frontmatter was completed: {d}"),
         )
     })?;
-    write(queue, &plan, &filled, source)
+    write(queue, &plan, &filled, source, now)
 }
 
 /// Pushes a JSON plan spec, rendered as a decision file.
@@ -66,7 +67,7 @@ pub fn push_spec(
     let plan = parse(&text, &id)
         .map_err(|d| invalid(source, &format!("the rendered plan does not read: {d}")))?;
     spec::verify(spec, &plan).map_err(|e| invalid(source, &e.to_string()))?;
-    write(queue, &plan, &text, source)
+    write(queue, &plan, &text, source, now)
 }
 
 fn invalid(source: &str, msg: &str) -> AgentError {
@@ -92,7 +93,13 @@ fn fresh_id(queue: &Queue) -> Result<String, AgentError> {
     Ok(id::fresh(|id| taken.contains(id)))
 }
 
-fn write(queue: &Queue, plan: &Plan, text: &str, source: &str) -> Result<Pushed, AgentError> {
+fn write(
+    queue: &Queue,
+    plan: &Plan,
+    text: &str,
+    source: &str,
+    now: &str,
+) -> Result<Pushed, AgentError> {
     if plan.status == PlanStatus::Completed {
         return Err(invalid(
             source,
@@ -115,10 +122,27 @@ fn write(queue: &Queue, plan: &Plan, text: &str, source: &str) -> Result<Pushed,
         ));
     }
     match queue.add_pending(&file_name(plan), text) {
-        Ok(path) => Ok(Pushed {
-            id: plan.id.clone(),
-            path,
-        }),
+        Ok(path) => {
+            let actor = format!("agent:{}", plan.agent.as_deref().unwrap_or("unknown"));
+            let change = Change {
+                at: now,
+                actor: &actor,
+                action: "push",
+                plan: &plan.id,
+                revision: 1,
+                file: text.as_bytes(),
+                ..Change::default()
+            };
+            // The plan is in pending/ now: a trail that can't be written is an error the agent sees, not silence.
+            audit::append(queue.root(), &change).map_err(|source| StoreError::Io {
+                path: queue.root().join(audit::DIR),
+                source,
+            })?;
+            Ok(Pushed {
+                id: plan.id.clone(),
+                path,
+            })
+        }
         Err(StoreError::Io { path, source: e }) if e.kind() == io::ErrorKind::AlreadyExists => {
             Err(invalid(
                 source,

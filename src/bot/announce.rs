@@ -16,6 +16,7 @@ use crate::telegram::views;
 
 use super::api::Patience;
 use super::context::Ctx;
+use super::groups::TopicNotice::{DeadlineSubmitted, Escalated, Reminder};
 use super::notice::Notice;
 
 /// Individual announcements allowed within [`BURST_WINDOW`] before the rest are folded into one message.
@@ -84,15 +85,19 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
                 announce(&ctx, &mut recent, &mut held, items).await;
             }
             Notice::Reminder(plan) => {
+                let silent = quiet(&ctx, [&plan.plan]);
+                super::groups::notify_topics(&ctx, &plan.plan, Reminder, silent);
                 announce(&ctx, &mut recent, &mut held, vec![(Heads::Reminder, plan)]).await;
             }
             Notice::Escalated(plan, users) => {
                 let view = views::nudge(&plan, views::Nudge::Escalated, chrono::Utc::now());
                 let silent = quiet(&ctx, [&plan]);
+                super::groups::notify_topics(&ctx, &plan, Escalated(users.clone()), silent);
                 send_to(&ctx, users, &view, silent).await;
             }
             Notice::DeadlineSubmitted(plan) => {
                 let silent = quiet(&ctx, [&plan]);
+                super::groups::notify_topics(&ctx, &plan, DeadlineSubmitted, silent);
                 let view = |plans: &[&Plan]| views::deadline_submitted(plans[0]);
                 to_approvers(&ctx, &[&plan], view, silent).await;
             }
@@ -138,11 +143,9 @@ fn burst_view(heads: Heads, plans: &[&Plan]) -> views::View {
     }
 }
 
-/// Whether a message about `plans` goes out silently: low priority only, or quiet hours with nothing urgent.
+/// Whether a message about `plans` goes out silently (the rule is [`Ctx::silent`], which the group cards share).
 fn quiet<'a>(ctx: &Ctx, plans: impl IntoIterator<Item = &'a Plan>) -> bool {
-    let plans: Vec<&Plan> = plans.into_iter().collect();
-    plans.iter().all(|p| p.priority == Priority::Low)
-        || (quiet_hours(ctx) && !plans.iter().any(|p| p.priority == Priority::Urgent))
+    ctx.silent(plans)
 }
 
 fn quiet_hours(ctx: &Ctx) -> bool {

@@ -111,11 +111,12 @@ pub fn markup(view: &View) -> Option<ReplyMarkup> {
 fn inline_keyboard(view: &View) -> InlineKeyboardMarkup {
     InlineKeyboardMarkup::new(view.keyboard.iter().map(|row| {
         row.iter()
-            .map(|b| match &b.web_app {
-                Some(url) => {
+            .map(|b| match (&b.web_app, &b.url) {
+                (Some(url), _) => {
                     InlineKeyboardButton::web_app(b.text.clone(), WebAppInfo { url: url.clone() })
                 }
-                None => InlineKeyboardButton::callback(b.text.clone(), b.data.encode()),
+                (None, Some(url)) => InlineKeyboardButton::url(b.text.clone(), url.clone()),
+                (None, None) => InlineKeyboardButton::callback(b.text.clone(), b.data.encode()),
             })
             .collect::<Vec<_>>()
     }))
@@ -159,11 +160,27 @@ impl Api {
         silent: bool,
         patience: Patience,
     ) -> Result<MessageId, RequestError> {
+        self.send_in(chat, None, view, silent, patience).await
+    }
+
+    /// Sends a view as a new message into forum topic `thread` of a group (`None`: the chat itself, or a
+    /// forum's General topic); returns its id.
+    pub async fn send_in(
+        &self,
+        chat: ChatId,
+        thread: Option<i32>,
+        view: &View,
+        silent: bool,
+        patience: Patience,
+    ) -> Result<MessageId, RequestError> {
         retry("sendMessage", patience, || {
             let mut req = self
                 .bot
                 .send_message(chat, view.text.clone())
                 .parse_mode(ParseMode::MarkdownV2);
+            if let Some(thread) = thread {
+                req = req.message_thread_id(teloxide::types::ThreadId(MessageId(thread)));
+            }
             if let Some(m) = markup(view) {
                 req = req.reply_markup(m);
             }

@@ -46,6 +46,10 @@ impl Tap<'_> {
 }
 
 pub async fn handle(ctx: &Ctx, q: CallbackQuery) {
+    // A tap on a card in a group: its own rules (quick answers only; nothing drawn there but the card).
+    if q.regular_message().is_some_and(|m| !m.chat.is_private()) {
+        return super::groups::taps::handle(ctx, &q).await;
+    }
     // Where the tapped message is, if Telegram still lets us edit it.
     let (chat, message) = match q.regular_message() {
         Some(m) => (m.chat.id, Some(m.id)),

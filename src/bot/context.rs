@@ -34,6 +34,8 @@ pub struct Ctx {
     pub looks: Option<Arc<Looks>>,
     /// Login links for the web dashboard (`/web`); `None` when it is off.
     pub web: Option<crate::web::Links>,
+    /// `telegram.groups`: the team's group chats and the plan cards in them.
+    pub groups: Arc<super::cards::Groups>,
 }
 
 /// What the watcher saw change, and one look at it at a time: the watcher's loop and the commands that must show
@@ -60,6 +62,16 @@ impl Ctx {
                 tracing::error!(error = %e, "action task failed");
                 Outcome::Gone
             })
+    }
+
+    /// Whether a message about `plans` goes out silently (`disable_notification`): low priority only, or quiet
+    /// hours with nothing urgent.
+    pub fn silent<'a>(&self, plans: impl IntoIterator<Item = &'a crate::plan::Plan>) -> bool {
+        use crate::plan::Priority;
+        let plans: Vec<&crate::plan::Plan> = plans.into_iter().collect();
+        let quiet_hours = self.quiet.as_ref().is_some_and(|q| q.now());
+        plans.iter().all(|p| p.priority == Priority::Low)
+            || (quiet_hours && !plans.iter().any(|p| p.priority == Priority::Urgent))
     }
 
     /// Shows a view: edits `message` in place when there is one, else (or if it can't be edited) sends it.

@@ -34,6 +34,17 @@ pub async fn handle(ctx: &Ctx, msg: Message) {
         Some(Command::Start(Some(payload))) if payload.starts_with("plan_") => {
             open_plan(ctx, chat, user, &payload["plan_".len()..]).await;
         }
+        // A group card's `📂 Open` for a plan id a start parameter can't carry: the plan's button reference.
+        Some(Command::Start(Some(payload))) if payload.starts_with("ref_") => {
+            let plan = crate::telegram::callback::PlanRef(payload["ref_".len()..].to_owned());
+            match ctx.resolve(&plan).await {
+                Some(id) => open_plan(ctx, chat, user, &id).await,
+                None => {
+                    send(ctx, chat, &views::not_found()).await;
+                    show_queue(ctx, chat, user).await;
+                }
+            }
+        }
         Some(Command::Start(_) | Command::Queue) => show_queue(ctx, chat, user).await,
         Some(Command::Help) => send(ctx, chat, &views::help()).await,
         Some(Command::Stats) => super::stats::send_stats(ctx, chat, user).await,

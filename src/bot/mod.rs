@@ -9,7 +9,9 @@ pub(crate) mod announce;
 mod answering;
 pub(crate) mod api;
 mod callbacks;
+pub(crate) mod cards;
 mod context;
+pub(crate) mod groups;
 mod messages;
 pub(crate) mod notice;
 mod people;
@@ -46,7 +48,10 @@ pub(crate) async fn connect(ctx: &Ctx) -> Result<i32, TokenRefused> {
     })
     .await;
     match me {
-        Ok(me) => tracing::info!(bot = %me.username(), "connected to the Bot API"),
+        Ok(me) => {
+            tracing::info!(bot = %me.username(), "connected to the Bot API");
+            ctx.groups.set_username(me.username());
+        }
         // A wrong token never gets better: stop with a clear error (systemd shows it) instead of polling in vain.
         Err(teloxide::RequestError::Api(teloxide::ApiError::InvalidToken)) => {
             return Err(TokenRefused);
@@ -142,6 +147,13 @@ fn dispatch(
     refused: &mut HashSet<u64>,
     update: Update,
 ) {
+    // Groups: the bot joining or leaving is logged (with the chat id the config takes); a message there is never
+    // a command or an answer, whoever wrote it (and an outsider gets no reply in the group).
+    match &update.kind {
+        UpdateKind::MyChatMember(m) => return groups::membership(ctx, m),
+        UpdateKind::Message(m) if !m.chat.is_private() => return groups::seen_message(ctx, m),
+        _ => {}
+    }
     let Some(user) = update.from().map(|u| u.id.0) else {
         return;
     };

@@ -31,16 +31,10 @@ pub enum Format {
     Jsonl,
 }
 
-/// The chain is broken at this line: the text names the file, the line and why.
-#[derive(Debug, thiserror::Error)]
-#[error("audit trail broken at {0}")]
-pub struct ChainBroken(pub audit::Broken);
-
 pub fn run(queue: Option<&Path>, command: AuditCommand) -> Result<(), CliError> {
     let queue = super::open_queue(queue)?;
     let (intact, entries) = audit::read(queue.root())
-        .map_err(|e| AgentError::Invalid(format!("can't read the audit trail: {e}")))?
-        .map_err(ChainBroken)?;
+        .map_err(|e| AgentError::Invalid(format!("can't read the audit trail: {e}")))??;
     match command {
         AuditCommand::Verify => {
             println!(

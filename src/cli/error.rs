@@ -51,7 +51,7 @@ pub enum CliError {
     TimedOut(String),
     /// `audit verify` (or `export`) found the chain broken.
     #[error(transparent)]
-    Audit(#[from] super::audit::ChainBroken),
+    Audit(#[from] crate::queue::audit::Broken),
     /// `hook claude-code` could not do its work and answers `ask`.
     #[error(transparent)]
     Hook(#[from] HookFallback),

@@ -15,6 +15,7 @@ pub use error::{CliError, exit};
 
 mod audit;
 mod error;
+mod history;
 mod hook;
 mod init;
 mod lint;
@@ -127,6 +128,20 @@ pub enum Command {
     },
     /// Serve the agent tools over MCP on standard input/output.
     Mcp,
+    /// Search completed plans (titles, contexts, answers, notes, feedback), newest first.
+    History {
+        /// Only plans whose text contains this (case-insensitive).
+        #[arg(long, value_name = "TEXT")]
+        grep: Option<String>,
+        /// Only this agent's plans.
+        #[arg(long, value_name = "AGENT")]
+        agent: Option<String>,
+        /// Only plans completed at or after this: a duration back from now (`30d`), an RFC 3339 time or a date.
+        #[arg(long, value_name = "D")]
+        since: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// The audit trail: one hash-chained line per change to a plan, in `<queue>/audit/`.
     Audit {
         #[command(subcommand)]
@@ -175,6 +190,18 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::List { json } => list::run(queue, json),
         Command::Stats { since, json } => stats::run(queue, since.as_deref(), json),
         Command::Audit { command } => audit::run(queue, command),
+        Command::History {
+            grep,
+            agent,
+            since,
+            json,
+        } => history::run(
+            queue,
+            grep.as_deref(),
+            agent.as_deref(),
+            since.as_deref(),
+            json,
+        ),
         Command::Mcp => {
             open_queue(queue).and_then(crate::mcp::run)?;
             Ok(())
@@ -218,6 +245,13 @@ fn open_queue(flag: Option<&Path>) -> Result<Queue, AgentError> {
 fn print_json(value: &impl serde::Serialize) -> Result<(), AgentError> {
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| AgentError::Invalid(format!("cannot write JSON: {e}")))?;
-    println!("{text}");
+    print_out(&format!("{text}\n"));
     Ok(())
+}
+
+/// Writes `text` to stdout; a reader that went away (`| head`) ends the output quietly instead of a panic.
+fn print_out(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }

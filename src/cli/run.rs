@@ -48,6 +48,7 @@ pub fn settings_from(cfg: &Config) -> Settings {
     s.timezone = cfg.notifications.timezone.clone();
     s.digest = cfg.digest.clone();
     s.people = cfg.people.clone();
+    s.groups = cfg.telegram.groups.clone();
     s.web = cfg.web.as_ref().map(|w| crate::web::WebSettings {
         listen: w.listen,
         public_url: w.public_url.clone(),

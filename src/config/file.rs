@@ -62,6 +62,22 @@ pub struct TelegramSection {
         deserialize_with = "values::url_text"
     )]
     pub api_url: Option<String>,
+    /// Group chats (and forum topics) that get a card per matching plan: `[{"chat": -100…, "topics": {…}}]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<GroupSection>>,
+}
+
+/// One group of `telegram.groups`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct GroupSection {
+    /// The group's chat id (negative: `-1001234567890`); required.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chat: Option<i64>,
+    /// Which forum topic a plan's card goes to: `agent:NAME`, `tag:TAG` or `*` → topic id. Absent: the group's
+    /// main chat for every plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topics: Option<std::collections::BTreeMap<String, i64>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

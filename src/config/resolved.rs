@@ -45,6 +45,28 @@ pub struct TelegramConfig {
     /// The Bot API base URL, an http(s) URL with a host; `None` when `apiUrl` is not set: Telegram's.
     /// (Set but unusable is an error, never Telegram's: the token must not go where it was not sent.)
     pub api_url: Option<url::Url>,
+    /// `telegram.groups`: where plan cards go, in the file's order (chat ids unique).
+    pub groups: Vec<GroupConfig>,
+}
+
+/// One group of `telegram.groups`, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupConfig {
+    /// The group's chat id (negative).
+    pub chat: i64,
+    /// Topic rules in the file's order (`agent:` and `tag:` keys, and `*`); empty: every plan, no topic.
+    pub topics: Vec<(TopicRule, i32)>,
+}
+
+/// A key of `telegram.groups[].topics`: which plans go to that topic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TopicRule {
+    /// `agent:NAME`: plans whose `agent` is NAME.
+    Agent(String),
+    /// `tag:TAG`: plans whose `tag` is TAG.
+    Tag(String),
+    /// `*`: every other plan.
+    Any,
 }
 
 /// Where the token came from; safe to log, unlike the token.

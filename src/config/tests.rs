@@ -273,7 +273,7 @@ fn unknown_keys() {
     );
     assert_error(
         r#"{"telegram": {"token": "1:a", "allowedUsers": [1], "proxy": "x"}}"#,
-        "telegram.proxy: unknown key; expected one of token, allowedUsers, apiUrl",
+        "telegram.proxy: unknown key; expected one of token, allowedUsers, apiUrl, groups",
     );
     assert_error(
         &with_section(r#""colour": 1"#),

@@ -7,11 +7,12 @@ use std::time::Duration;
 use url::Url;
 
 use super::error::ConfigError;
-use super::file::{ConfigFile, TelegramSection};
+use super::file::{ConfigFile, GroupSection, TelegramSection};
 use super::paths::{self, ENV_TOKEN, non_empty};
 use super::resolved::{
-    Config, DEFAULT_SESSION_DAYS, DEFAULT_WATCH_INTERVAL, DEFAULT_WEB_LISTEN, LogsConfig,
-    NotificationsConfig, QueueConfig, TelegramConfig, TokenSource, WebConfig,
+    Config, DEFAULT_SESSION_DAYS, DEFAULT_WATCH_INTERVAL, DEFAULT_WEB_LISTEN, GroupConfig,
+    LogsConfig, NotificationsConfig, QueueConfig, TelegramConfig, TokenSource, TopicRule,
+    WebConfig,
 };
 use super::token::{BotToken, looks_like_token};
 use super::values::FolderPath;
@@ -35,7 +36,10 @@ impl ConfigFile {
         env: &impl Fn(&str) -> Option<String>,
     ) -> Result<Config, ConfigError> {
         let invalid = |(key, problem): KeyProblem| ConfigError::invalid(path, key, problem);
-        let telegram = telegram(self.telegram, env).map_err(invalid)?;
+        let groups = groups(self.telegram.groups.as_deref().unwrap_or_default())
+            .map_err(|(key, problem)| ConfigError::invalid(path, &key, problem))?;
+        let mut telegram = telegram(self.telegram, env).map_err(invalid)?;
+        telegram.groups = groups;
         let user_home = paths::user_home(env);
         let folder = |key: &'static str, dir: &FolderPath| {
             dir.resolve(path, user_home.as_deref())
@@ -127,7 +131,64 @@ fn telegram(
         token_source,
         allowed_users,
         api_url,
+        // Checked by [`groups`], whose keys name a group's index.
+        groups: Vec::new(),
     })
+}
+
+/// `telegram.groups`: each a group chat id (negative), named once; topic keys `agent:NAME`, `tag:TAG` or `*`,
+/// each to a topic id (a positive whole number; 1 is the forum's General topic).
+fn groups(section: &[GroupSection]) -> Result<Vec<GroupConfig>, (String, String)> {
+    let mut out: Vec<GroupConfig> = Vec::new();
+    for (i, group) in section.iter().enumerate() {
+        let key = format!("telegram.groups[{i}]");
+        let chat = match group.chat {
+            None => {
+                let problem = "missing; the group's chat id (negative, like -1001234567890: the daemon logs it \
+                               when the bot is added to the group)";
+                return Err((format!("{key}.chat"), problem.to_owned()));
+            }
+            Some(chat) if chat >= 0 => {
+                let problem = format!(
+                    "{chat} is no group: a group's chat id is negative (like -1001234567890); a user id goes \
+                     in telegram.allowedUsers"
+                );
+                return Err((format!("{key}.chat"), problem));
+            }
+            Some(chat) => chat,
+        };
+        if let Some(first) = out.iter().position(|g| g.chat == chat) {
+            let problem = format!("{chat} is already telegram.groups[{first}]: list a group once");
+            return Err((format!("{key}.chat"), problem));
+        }
+        let mut topics = Vec::new();
+        for (name, id) in group.topics.iter().flatten() {
+            let at = format!("{key}.topics.{name}");
+            let rule = match name.split_once(':') {
+                _ if name == "*" => TopicRule::Any,
+                Some(("agent", agent)) if !agent.trim().is_empty() => {
+                    TopicRule::Agent(agent.trim().to_owned())
+                }
+                Some(("tag", tag)) if !tag.trim().is_empty() => {
+                    TopicRule::Tag(tag.trim().to_owned())
+                }
+                _ => {
+                    let problem = "a topic key is `agent:NAME`, `tag:TAG` or `*`";
+                    return Err((at, problem.to_owned()));
+                }
+            };
+            let Some(id) = i32::try_from(*id).ok().filter(|id| *id > 0) else {
+                let problem = format!(
+                    "{id} is no topic id: a positive whole number (the daemon logs the ids of topics it sees a \
+                     message in; 1 is the General topic)"
+                );
+                return Err((at, problem));
+            };
+            topics.push((rule, id));
+        }
+        out.push(GroupConfig { chat, topics });
+    }
+    Ok(out)
 }
 
 /// `people`: each name a word plans can write (letters, digits, `_`, `-`, `.`; not only digits, which would read

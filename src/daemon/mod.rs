@@ -46,6 +46,8 @@ pub struct Settings {
     pub http_timeout: Duration,
     /// The web dashboard; `None`: off.
     pub web: Option<crate::web::WebSettings>,
+    /// `telegram.groups`: group chats (and forum topics) that get a card per matching plan.
+    pub groups: Vec<crate::config::GroupConfig>,
 }
 
 impl std::fmt::Debug for Settings {
@@ -82,6 +84,7 @@ impl Settings {
             poll_timeout: Duration::from_secs(10),
             http_timeout: Duration::from_secs(17),
             web: None,
+            groups: Vec::new(),
         }
     }
 }
@@ -123,6 +126,10 @@ pub async fn run(
         Access::new(settings.allowed_users.iter().copied())
             .with_people(settings.people.iter().cloned()),
     );
+    let groups = Arc::new(bot::cards::Groups::new(
+        settings.groups.clone(),
+        actions.queue().root(),
+    ));
     let state = Arc::new(State::default());
     // The dashboard runs beside the bot (also while Telegram is unreachable) and stops with the daemon.
     let web = match &settings.web {
@@ -139,6 +146,7 @@ pub async fn run(
         dashboard: mini_app_url(settings.dashboard_url.as_deref()),
         timezone: settings.timezone.clone(),
         digest: settings.digest.clone().map(Arc::new),
+        groups,
     };
 
     let polling = start(ctx, &settings, scan);
@@ -191,11 +199,17 @@ async fn start(
     let watching = tokio::spawn(bot::watch::watch_loop(ctx.clone(), signals));
     let timing = tokio::spawn(schedule::run(ctx.clone(), notice_tx, digest_sent));
     let announcing = tokio::spawn(bot::announce::announcer(ctx.clone(), notice_rx));
+    // The group cards have their own task: a slow or refusing group never holds up the private chats.
+    let cards = ctx
+        .groups
+        .configured()
+        .then(|| AbortOnDrop(tokio::spawn(bot::groups::run(ctx.clone()))));
     let _guards = (
         watch,
         AbortOnDrop(watching),
         AbortOnDrop(announcing),
         AbortOnDrop(timing),
+        cards,
     );
     bot::poll(ctx, offset, settings.poll_timeout).await;
     Ok(())

@@ -2,6 +2,7 @@
 
 use serde_json::{Value, json};
 
+mod chats;
 mod documents;
 
 use documents::{send_document, send_photo};
@@ -313,6 +314,7 @@ pub(super) fn store_sent(
     (text, parse_mode, plain, entities): Rendered,
     document: Option<Document>,
 ) -> Reply {
+    let thread = chats::check_send(state, chat_id, params)?;
     let reply_markup = parse_markup(params)?;
     let reply_to = reply_to(state, chat_id, params)?;
     let message = SentMessage {
@@ -326,6 +328,7 @@ pub(super) fn store_sent(
         reply_markup,
         disable_notification: bool_param(params, "disable_notification"),
         reply_to,
+        thread,
         date: now_unix(),
         edited: false,
         history: Vec::new(),
@@ -365,6 +368,7 @@ fn editable<'a>(state: &'a mut State, params: &Value) -> Result<&'a mut SentMess
         return Err(ApiFailure::bad("message to edit not found"));
     }
     let chat_id = chat_id(params)?;
+    chats::check_member(state, chat_id)?;
     let id = message_id(params).ok_or_else(|| ApiFailure::bad("message to edit not found"))?;
     let message = state
         .find_mut(chat_id, id)

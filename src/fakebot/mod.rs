@@ -23,12 +23,22 @@
 //!   [`FakeBot::last_message`], [`FakeBot::callback_answers`], [`FakeBot::commands`],
 //!   [`FakeBot::menu_button`], and the waiters
 //!   [`FakeBot::wait_for_call`] and [`FakeBot::wait_until`] (woken on every state change).
+//! - Groups: [`FakeBot::add_group`] (a supergroup, a forum or not, the bot added by a member: a `my_chat_member`
+//!   update), [`FakeBot::add_member`], [`FakeBot::create_topic`] (a forum topic; its id is the id of the
+//!   service message that created it, as in Telegram), [`FakeBot::send_group_text`], [`FakeBot::tap_in_group`]
+//!   (the callback's message is the group's), [`FakeBot::kick_bot`] (then every call for that chat is 403
+//!   "Forbidden: bot was kicked from the supergroup chat"), [`FakeBot::topic_messages`]. `message_thread_id`
+//!   is checked as Telegram does: only a topic of a forum supergroup (never 1, the General topic, which is
+//!   reached without it).
 //! - Break it: [`FakeBot::inject`] a [`Fault`] into the next N calls of a method.
 
 #[cfg(test)]
 mod document_tests;
 #[cfg(test)]
 mod fault_tests;
+mod groups;
+#[cfg(test)]
+mod groups_tests;
 #[cfg(test)]
 mod menu_tests;
 mod methods;
@@ -126,6 +136,7 @@ impl FakeBot {
                 reply_markup: None,
                 disable_notification: false,
                 reply_to,
+                thread: None,
                 date: now_unix(),
                 edited: false,
                 history: Vec::new(),

@@ -1,6 +1,6 @@
 //! The fake server's state: chats and their messages, pending updates, the call log, faults.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
@@ -99,6 +99,9 @@ pub struct SentMessage {
     pub reply_markup: Option<Markup>,
     pub disable_notification: bool,
     pub reply_to: Option<i32>,
+    /// The forum topic (`message_thread_id`) of a message in a forum supergroup; `None` elsewhere (and in the
+    /// General topic).
+    pub thread: Option<i32>,
     /// Unix seconds.
     pub date: i64,
     pub edited: bool,
@@ -155,6 +158,33 @@ impl SentMessage {
     }
 }
 
+/// A supergroup the fake knows.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Group {
+    pub title: String,
+    /// A forum: messages may go to topics (`message_thread_id`).
+    pub forum: bool,
+    /// Users in the group (they may post and tap there).
+    pub members: BTreeSet<i64>,
+    /// Forum topics: thread id → name.
+    pub topics: BTreeMap<i32, String>,
+    /// The bot was removed: every call for this chat is refused with 403.
+    pub kicked: bool,
+}
+
+/// Telegram's answer to a bot that was removed from a supergroup.
+pub const KICKED: &str = "Forbidden: bot was kicked from the supergroup chat";
+
+impl Group {
+    pub fn chat_json(&self, chat_id: i64) -> Value {
+        let mut chat = json!({"id": chat_id, "type": "supergroup", "title": self.title});
+        if self.forum {
+            chat["is_forum"] = json!(true);
+        }
+        chat
+    }
+}
+
 /// A failure to inject into the next calls of a method.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fault {
@@ -193,6 +223,8 @@ pub(crate) struct State {
     /// setChatMenuButton: chat id (None: the default for every chat) → the menu button as sent.
     pub menu_buttons: HashMap<Option<i64>, Value>,
     pub next_file_id: u64,
+    /// Supergroups by chat id (negative), with their members and forum topics.
+    pub groups: HashMap<i64, Group>,
 }
 
 pub(crate) fn now_unix() -> i64 {
@@ -216,7 +248,7 @@ pub(crate) fn user_json(user_id: i64) -> Value {
     })
 }
 
-fn chat_json(chat_id: i64) -> Value {
+fn private_chat_json(chat_id: i64) -> Value {
     json!({
         "id": chat_id,
         "type": "private",
@@ -261,6 +293,14 @@ fn entity_json(entity: &Entity) -> Value {
 }
 
 impl State {
+    /// The Bot API `Chat` object: a supergroup (a forum or not) for a group the fake knows, else a private chat.
+    pub fn chat_json(&self, chat_id: i64) -> Value {
+        match self.groups.get(&chat_id) {
+            Some(group) => group.chat_json(chat_id),
+            None => private_chat_json(chat_id),
+        }
+    }
+
     pub fn chat(&mut self, chat_id: i64) -> &mut Chat {
         self.chats.entry(chat_id).or_insert_with(|| Chat {
             next_message_id: 1,
@@ -311,9 +351,13 @@ impl State {
         let mut value = json!({
             "message_id": message.message_id,
             "date": message.date,
-            "chat": chat_json(message.chat_id),
+            "chat": self.chat_json(message.chat_id),
             "from": from,
         });
+        if let Some(thread) = message.thread {
+            value["message_thread_id"] = json!(thread);
+            value["is_topic_message"] = json!(true);
+        }
         let entities: Vec<Value> = message.entities.iter().map(entity_json).collect();
         if let Some(doc) = &message.document {
             match doc.photo {

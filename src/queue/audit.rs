@@ -8,7 +8,6 @@
 //! [`verify`] names that line. What a chain alone cannot show is its own end cut off: `verify` prints the head
 //! digest, which can be kept elsewhere and compared.
 
-use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -162,20 +161,30 @@ pub fn append(queue_root: &Path, change: &Change) -> io::Result<Entry> {
     Ok(entry)
 }
 
+impl super::Queue {
+    /// Appends `change` to this queue's trail with the digest of `plan_file` as it is now (just written: in
+    /// pending/, or completed/ after a submit). Blocking; fsynced before it returns.
+    pub fn audit(&self, plan_file: &Path, change: Change) -> io::Result<Entry> {
+        let bytes = fs::read(plan_file)?;
+        append(
+            self.root(),
+            &Change {
+                file: &bytes,
+                ..change
+            },
+        )
+    }
+}
+
 /// Where and why the chain is broken.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("audit trail broken at {file}:{line}: {reason}")]
 pub struct Broken {
     /// The month file, as `audit/2026-11.jsonl`.
     pub file: String,
     /// 1-based.
     pub line: usize,
     pub reason: String,
-}
-
-impl fmt::Display for Broken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.file, self.line, self.reason)
-    }
 }
 
 /// What a whole chain holds.

@@ -2,6 +2,7 @@
 
 pub mod atomic;
 pub mod audit;
+pub mod history;
 pub mod notify_file;
 mod store;
 pub mod watcher;

@@ -57,6 +57,21 @@ fn every_view(plan: &Plan) -> Vec<View> {
         announcement_burst(&[plan, plan, plan]),
         startup_summary(&[plan]),
     ];
+    let viewer = Viewer::default();
+    let open = card::deep_link("arbiter_bot", &plan.id);
+    for state in [CardState::Pending, CardState::Submitted, CardState::Gone] {
+        let drawn = Card {
+            state,
+            open: open.as_ref(),
+            names: &viewer,
+            now: chrono::Utc::now(),
+        };
+        views.push(card(plan, &drawn));
+        // A hostile plan cut to one decision gets the quick answer.
+        let mut one = plan.clone();
+        one.decisions.truncate(1);
+        views.push(card(&one, &drawn));
+    }
     for (i, d) in plan.decisions.iter().enumerate() {
         let confirm = after_answer(d);
         views.push(decision(plan, i, None, &Drawn::now()));

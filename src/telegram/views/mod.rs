@@ -19,6 +19,7 @@
 //! - A decision index that no longer exists (the agent edited the file) draws the plan view instead.
 
 mod announce;
+mod card;
 mod decision;
 mod kinds;
 mod layout;
@@ -37,6 +38,7 @@ use crate::telegram::callback::Callback;
 use crate::telegram::markdown_check::parse_markdown_v2;
 
 pub use announce::{announcement, announcement_burst, startup_summary};
+pub use card::{Card, CardState, card, deep_link, escalated_in_group, in_group};
 pub use decision::{after_answer, custom_prompt};
 pub use kinds::{input_refused, proposal_message, shown_answer};
 pub use layout::{MAX_BUTTON_TEXT, MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_TEXT, sign_off_label};
@@ -92,10 +94,12 @@ impl Viewer {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Button {
     pub text: String,
-    /// What a tap sends the bot (unused when the button opens a Mini App: then it is [`Callback::Noop`]).
+    /// What a tap sends the bot (unused when the button opens a Mini App or a link: then it is [`Callback::Noop`]).
     pub data: Callback,
     /// The https URL of the Mini App the button opens instead of sending `data`.
     pub web_app: Option<url::Url>,
+    /// A link the button opens instead of sending `data` (a card's `📂 Open`: a deep link to the private chat).
+    pub url: Option<url::Url>,
 }
 
 impl Button {
@@ -105,6 +109,18 @@ impl Button {
             text: text.into(),
             data,
             web_app: None,
+            url: None,
+        }
+    }
+
+    /// A button opening a link (`https://t.me/<bot>?start=…` opens the bot's private chat at a plan).
+    #[must_use]
+    pub fn link(text: impl Into<String>, url: url::Url) -> Self {
+        Self {
+            text: text.into(),
+            data: Callback::Noop,
+            web_app: None,
+            url: Some(url),
         }
     }
 
@@ -115,6 +131,7 @@ impl Button {
             text: text.into(),
             data: Callback::Noop,
             web_app: Some(url),
+            url: None,
         }
     }
 }

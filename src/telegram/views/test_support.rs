@@ -44,9 +44,10 @@ pub fn render(view: &View) -> String {
         out.push('\n');
         let cells: Vec<String> = row
             .iter()
-            .map(|b| match &b.web_app {
-                Some(url) => format!("[{} → web_app {url}]", b.text),
-                None => format!("[{} → {}]", b.text, b.data.encode()),
+            .map(|b| match (&b.web_app, &b.url) {
+                (Some(url), _) => format!("[{} → web_app {url}]", b.text),
+                (None, Some(url)) => format!("[{} → {url}]", b.text),
+                (None, None) => format!("[{} → {}]", b.text, b.data.encode()),
             })
             .collect();
         out.push_str(&cells.join(" "));

@@ -1,0 +1,105 @@
+//! `arbiter history`: completed plans, searched through [`crate::queue::history`]'s index.
+
+use std::path::Path;
+
+use chrono::Utc;
+use serde::Serialize;
+
+use super::CliError;
+use super::table::aligned;
+use crate::agent::AgentError;
+use crate::plan::timing::parse_time;
+use crate::queue::history::{self, Record};
+
+/// What `--json` prints for each plan.
+#[derive(Debug, Serialize)]
+struct Item<'a> {
+    id: &'a str,
+    title: &'a str,
+    agent: Option<&'a str>,
+    tag: Option<&'a str>,
+    created_at: Option<&'a str>,
+    completed_at: Option<&'a str>,
+    file: String,
+    answers: serde_json::Map<String, serde_json::Value>,
+}
+
+pub fn run(
+    queue: Option<&Path>,
+    grep: Option<&str>,
+    agent: Option<&str>,
+    since: Option<&str>,
+    json: bool,
+) -> Result<(), CliError> {
+    let since = since
+        .map(|s| super::stats::parse_since(s, Utc::now()))
+        .transpose()
+        .map_err(AgentError::Invalid)?;
+    let queue = super::open_queue(queue)?;
+    let found = history::search(&queue, grep).map_err(|source| crate::queue::StoreError::Io {
+        path: queue.completed_dir(),
+        source,
+    })?;
+    let mut kept: Vec<&Record> = found
+        .iter()
+        .filter(|r| agent.is_none_or(|a| r.agent.as_deref() == Some(a)))
+        .filter(|r| {
+            since.is_none_or(|s| {
+                r.completed_at
+                    .as_deref()
+                    .and_then(parse_time)
+                    .is_some_and(|t| t >= s)
+            })
+        })
+        .collect();
+    // Newest first.
+    kept.sort_by(|a, b| b.completed_at.cmp(&a.completed_at).then(a.id.cmp(&b.id)));
+    if json {
+        let dir = queue.completed_dir();
+        let items: Vec<Item> = kept
+            .iter()
+            .map(|r| Item {
+                id: &r.id,
+                title: &r.title,
+                agent: r.agent.as_deref(),
+                tag: r.tag.as_deref(),
+                created_at: r.created_at.as_deref(),
+                completed_at: r.completed_at.as_deref(),
+                file: dir.join(&r.file).display().to_string(),
+                answers: r
+                    .answers
+                    .iter()
+                    .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+                    .collect(),
+            })
+            .collect();
+        super::print_json(&items)?;
+    } else {
+        super::print_out(&table(&kept));
+    }
+    Ok(())
+}
+
+fn table(records: &[&Record]) -> String {
+    if records.is_empty() {
+        return "no completed plans match\n".to_owned();
+    }
+    let header = ["COMPLETED", "AGENT", "TITLE", "ANSWERS", "ID"].map(str::to_owned);
+    let mut rows = vec![header];
+    for r in records {
+        let answers: Vec<String> = r.answers.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+        let mut answers = answers.join(", ");
+        if answers.chars().count() > 60 {
+            answers = answers.chars().take(59).collect::<String>() + "…";
+        }
+        let title: String = r.title.chars().take(50).collect();
+        rows.push([
+            r.completed_at.clone().unwrap_or_default(),
+            r.agent.clone().unwrap_or_default(),
+            title,
+            answers,
+            r.id.clone(),
+        ]);
+    }
+    aligned(&rows)
+}
