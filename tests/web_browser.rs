@@ -395,6 +395,23 @@ async fn live_update(dash: &Dash, c: &Client) {
     );
 }
 
+/// Waits until the browser shows the page a form's redirect leads to: its URL ends with `anchor` and it is loaded.
+async fn wait_page(c: &Client, anchor: &str) {
+    let started = Instant::now();
+    loop {
+        let url = c.current_url().await.unwrap();
+        let ready = c
+            .execute("return document.readyState", vec![])
+            .await
+            .unwrap();
+        if url.as_str().ends_with(anchor) && ready == json!("complete") {
+            return;
+        }
+        assert!(started.elapsed() < WAIT, "never got to {anchor}: {url}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Sets the field `css` to `value` as typing would (the `input` event fires), whatever the browser's own
 /// editor for that field type is.
 async fn set_value(c: &Client, css: &str, value: &str) {
@@ -411,6 +428,14 @@ async fn set_value(c: &Client, css: &str, value: &str) {
 /// an edited proposal with its live diff, then Decline. The file after each.
 async fn every_kind(dash: &Dash, c: &Client, axe: Option<&str>) {
     let file = || dash.run.queue.read("pending", "kinds.md");
+    // The page already says "Recorded" from the answer before: wait for the file instead.
+    let wait_file = |want: &'static str| async move {
+        let started = Instant::now();
+        while !dash.run.queue.read("pending", "kinds.md").contains(want) {
+            assert!(started.elapsed() < WAIT, "the file never got {want:?}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
     c.goto(&format!("{}/plan?id=release-checks", dash.base))
         .await
         .unwrap();
@@ -422,8 +447,8 @@ async fn every_kind(dash: &Dash, c: &Client, axe: Option<&str>) {
     click(c, "#d0 input[name=pick][value='0']").await;
     click(c, "#d0 input[name=pick][value='2']").await;
     click(c, "#d0 button[value=multi]").await;
-    wait_for(c, "Recorded").await;
-    assert!(file().contains("\nanswer: [lint, fuzz]\n"), "{}", file());
+    wait_file("\nanswer: [lint, fuzz]\n").await;
+    wait_page(c, "#d0").await;
 
     // Out of range (the field's own max lifted, as an old page or a hand-made post would be): the notice says
     // what is accepted and nothing is written.
@@ -440,21 +465,17 @@ async fn every_kind(dash: &Dash, c: &Client, axe: Option<&str>) {
     assert_eq!(file(), before);
     set_value(c, "#d1 input[name=value]", "3").await;
     click(c, "#d1 button[value=input]").await;
-    wait_for(c, "Recorded").await;
-    assert!(file().contains("\nanswer: 3\n"), "{}", file());
+    wait_file("\nanswer: 3\n").await;
+    wait_page(c, "#d1").await;
 
     set_value(c, "#d2 input[name=value]", "2026-03-01").await;
     click(c, "#d2 button[value=input]").await;
-    wait_for(c, "Recorded").await;
-    assert!(file().contains("\nanswer: \"2026-03-01\"\n"), "{}", file());
+    wait_file("\nanswer: \"2026-03-01\"\n").await;
+    wait_page(c, "#d2").await;
 
     click(c, "#d3 button[value=yes]").await;
-    wait_for(c, "Recorded").await;
-    assert!(
-        file().contains("id: migrate\nkind: boolean\nstatus: answered\nanswer: true\n"),
-        "{}",
-        file()
-    );
+    wait_file("id: migrate\nkind: boolean\nstatus: answered\nanswer: true\n").await;
+    wait_page(c, "#d3").await;
 
     set_value(c, "#d4 textarea", "rm -rf build/\nmake release --dry-run").await;
     let diff = c
@@ -469,7 +490,7 @@ async fn every_kind(dash: &Dash, c: &Client, axe: Option<&str>) {
         "{diff}"
     );
     click(c, "#d4 button[value=input]").await;
-    wait_for(c, "Recorded").await;
+    wait_file("\nedited: true\n").await;
     let text = file();
     assert!(
         text.contains("answer: \"rm -rf build/\\nmake release --dry-run\"\n")
