@@ -21,13 +21,10 @@ fn name(action: &Action, outcome: &Outcome) -> Option<&'static str> {
         (Action::Decline { .. }, _) => "decline",
         (_, Outcome::Submitted { .. }) => "submit",
         (_, Outcome::SignedOff(_)) => "sign_off",
-        (
-            Action::Answer { .. }
-            | Action::AnswerMulti { .. }
-            | Action::AnswerInput { .. }
-            | Action::Approve { .. },
-            _,
-        ) => "answer",
+        (Action::Answer { .. } | Action::AnswerMulti { .. } | Action::AnswerInput { .. }, _) => {
+            "answer"
+        }
+        (Action::Approve { .. }, _) => "approve",
         (Action::Custom { .. }, _) => "custom",
         (Action::Skip { .. }, _) => "skip",
         (Action::Note { .. }, _) => "note",

@@ -12,7 +12,6 @@ mod render;
 mod validate;
 mod verify;
 
-pub use elicitation::is_elicitation;
 pub use error::SpecError;
 pub use read::{from_json, from_value};
 pub use render::render;
