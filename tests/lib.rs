@@ -26,6 +26,7 @@ mod daemon_documents;
 mod daemon_edges;
 mod daemon_faults;
 mod daemon_groups;
+mod daemon_kinds;
 mod daemon_people;
 mod daemon_stats;
 mod examples;

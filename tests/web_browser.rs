@@ -25,6 +25,8 @@ use crate::support::web::Dash;
 use crate::support::{RICH_CONTEXT, TempQueue, plan_with};
 
 const DRIVER: &str = "chromedriver";
+/// One decision of each answer kind but `choice`, in an elicitation plan.
+const KINDS: &str = include_str!("fixtures/kinds.md");
 const WAIT: Duration = Duration::from_secs(20);
 
 /// The chromedriver process; killed when dropped (also when a scenario panics).
@@ -202,6 +204,7 @@ fn queue() -> TempQueue {
     queue.drop_plan("c1.md", &custom_plan("c1"));
     queue.drop_plan("s1.md", &custom_plan("s1"));
     queue.drop_plan("rich.md", RICH_CONTEXT);
+    queue.drop_plan("kinds.md", KINDS);
     let urgent = plan_with("u1", "s", 1).replace(
         "priority: normal",
         "priority: urgent\ntag: deploy\ndeadline: 2026-01-01T00:00:00Z",
@@ -228,6 +231,7 @@ async fn the_dashboard_in_a_browser() {
     stale_view(&dash, &c).await;
     bulk_ten_plans(&dash, &c).await;
     live_update(&dash, &c).await;
+    every_kind(&dash, &c, axe_script().as_deref()).await;
     c.close().await.unwrap();
 }
 
@@ -389,4 +393,115 @@ async fn live_update(dash: &Dash, c: &Client) {
         serde_json::json!("0"),
         "the test did not reload; the script did"
     );
+}
+
+/// Waits until the browser shows the page a form's redirect leads to: its URL ends with `anchor` and it is loaded.
+async fn wait_page(c: &Client, anchor: &str) {
+    let started = Instant::now();
+    loop {
+        let url = c.current_url().await.unwrap();
+        let ready = c
+            .execute("return document.readyState", vec![])
+            .await
+            .unwrap();
+        if url.as_str().ends_with(anchor) && ready == json!("complete") {
+            return;
+        }
+        assert!(started.elapsed() < WAIT, "never got to {anchor}: {url}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Sets the field `css` to `value` as typing would (the `input` event fires), whatever the browser's own
+/// editor for that field type is.
+async fn set_value(c: &Client, css: &str, value: &str) {
+    c.execute(
+        "var el = document.querySelector(arguments[0]); el.value = arguments[1]; \
+         el.dispatchEvent(new Event('input', { bubbles: true }));",
+        vec![json!(css), json!(value)],
+    )
+    .await
+    .unwrap();
+}
+
+/// Every answer kind on the dashboard: checkboxes, a number (refused out of range, then taken), a date, Yes,
+/// an edited proposal with its live diff, then Decline. The file after each.
+async fn every_kind(dash: &Dash, c: &Client, axe: Option<&str>) {
+    let file = || dash.run.queue.read("pending", "kinds.md");
+    // The page already says "Recorded" from the answer before: wait for the file instead.
+    let wait_file = |want: &'static str| async move {
+        let started = Instant::now();
+        while !dash.run.queue.read("pending", "kinds.md").contains(want) {
+            assert!(started.elapsed() < WAIT, "the file never got {want:?}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    c.goto(&format!("{}/plan?id=release-checks", dash.base))
+        .await
+        .unwrap();
+    wait_for(c, "Cleanup command").await;
+    if let Some(axe) = axe {
+        assert_accessible(c, axe, "answer kinds").await;
+    }
+
+    click(c, "#d0 input[name=pick][value='0']").await;
+    click(c, "#d0 input[name=pick][value='2']").await;
+    click(c, "#d0 button[value=multi]").await;
+    wait_file("\nanswer: [lint, fuzz]\n").await;
+    wait_page(c, "#d0").await;
+
+    // Out of range (the field's own max lifted, as an old page or a hand-made post would be): the notice says
+    // what is accepted and nothing is written.
+    c.execute(
+        "document.querySelector('#d1 input[name=value]').removeAttribute('max')",
+        vec![],
+    )
+    .await
+    .unwrap();
+    set_value(c, "#d1 input[name=value]", "11").await;
+    let before = file();
+    click(c, "#d1 button[value=input]").await;
+    wait_for(c, "11 is out of range. Send a whole number from 1 to 10.").await;
+    assert_eq!(file(), before);
+    set_value(c, "#d1 input[name=value]", "3").await;
+    click(c, "#d1 button[value=input]").await;
+    wait_file("\nanswer: 3\n").await;
+    wait_page(c, "#d1").await;
+
+    set_value(c, "#d2 input[name=value]", "2026-03-01").await;
+    click(c, "#d2 button[value=input]").await;
+    wait_file("\nanswer: \"2026-03-01\"\n").await;
+    wait_page(c, "#d2").await;
+
+    click(c, "#d3 button[value=yes]").await;
+    wait_file("id: migrate\nkind: boolean\nstatus: answered\nanswer: true\n").await;
+    wait_page(c, "#d3").await;
+
+    set_value(c, "#d4 textarea", "rm -rf build/\nmake release --dry-run").await;
+    let diff = c
+        .find(Locator::Css("#d4 pre.diff"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        diff.contains("- make release") && diff.contains("+ make release --dry-run"),
+        "{diff}"
+    );
+    click(c, "#d4 button[value=input]").await;
+    wait_file("\nedited: true\n").await;
+    let text = file();
+    assert!(
+        text.contains("answer: \"rm -rf build/\\nmake release --dry-run\"\n")
+            && text.contains("\nedited: true\n"),
+        "{text}"
+    );
+    // The recorded edit is drawn as a diff by the server too.
+    wait_for(c, "<ins>+ make release --dry-run").await;
+
+    click(c, "button[value=decline]").await;
+    wait_for(c, "Plan submitted").await;
+    let completed = dash.run.queue.read("completed", "kinds.md");
+    assert!(completed.contains("\noutcome: declined\n"), "{completed}");
 }

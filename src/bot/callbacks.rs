@@ -5,7 +5,7 @@
 
 use teloxide::types::{CallbackQuery, ChatId, MessageId};
 
-use crate::actions::{Actor, Outcome};
+use crate::actions::{Action, Actor, Outcome, seen};
 use crate::plan::Plan;
 use crate::queue::Loaded;
 use crate::telegram::callback::{Callback, PlanRef};
@@ -13,7 +13,9 @@ use crate::telegram::markdown::escape;
 use crate::telegram::markdown::truncate;
 use crate::telegram::views;
 use crate::telegram::views::Viewer;
-use crate::telegram::views::navigation::{Screen, current_view, next_view, translate};
+use crate::telegram::views::navigation::{
+    Screen, current_view, keeps_toggles, next_view, translate, with_picks,
+};
 
 use super::context::Ctx;
 use super::state::{CustomMode, Reply};
@@ -73,11 +75,19 @@ pub async fn handle(ctx: &Ctx, q: CallbackQuery) {
             tap.show(&view).await;
         }
         other => {
+            let keeps = keeps_toggles(&other);
             let Some((plan, action, screen)) = translate(other) else {
                 return;
             };
             let Some(id) = ctx.resolve(&plan).await else {
                 return tap.gone(&plan).await;
+            };
+            if !keeps {
+                ctx.state.answering.forget_plan(tap.user(), &id);
+            }
+            let action = match screen {
+                Screen::Done(index) => tap.with_toggles(&plan, &id, index, action),
+                _ => action,
             };
             match ctx.act(tap.actor, &id, action).await {
                 Outcome::Gone => tap.gone(&plan).await,
@@ -88,8 +98,56 @@ pub async fn handle(ctx: &Ctx, q: CallbackQuery) {
 }
 
 impl Tap<'_> {
+    /// ✅ Done's action with the options toggled on the decision as shown; without toggles, the picks the view
+    /// showed (the recorded answer).
+    fn with_toggles(&self, plan: &PlanRef, id: &str, index: usize, action: Action) -> Action {
+        let Action::AnswerMulti { seen, .. } = &action else {
+            return action;
+        };
+        let answering = &self.ctx.state.answering;
+        let picks = answering
+            .picks(self.user(), id, index, seen)
+            .unwrap_or_else(|| {
+                self.ctx.state.with_snapshot(|s| {
+                    s.by_ref(plan)
+                        .and_then(|l| l.plan.decisions.get(index))
+                        .filter(|d| seen::of_decision(d) == *seen)
+                        .map(|d| d.picked_options())
+                        .unwrap_or_default()
+                })
+            });
+        with_picks(action, picks)
+    }
+
+    /// ☐/☑ A toggle: kept in memory, the decision redrawn with it (nothing is written until Done).
+    async fn toggled(&self, plan: &Plan, index: usize, option: usize) {
+        let Some(d) = plan.decisions.get(index).filter(|d| {
+            option < d.options.len() && matches!(d.kind, crate::plan::Kind::Multi { .. })
+        }) else {
+            return self.answer(Some(INVALID), true).await;
+        };
+        let recorded = d.picked_options();
+        let picks = self.ctx.state.answering.toggle(
+            self.user(),
+            &plan.id,
+            index,
+            &seen::of_decision(d),
+            &recorded,
+            option,
+        );
+        let viewer = self.viewer(plan);
+        let view = views::toggled(plan, index, &picks, &views::Drawn::to(&viewer));
+        self.settled(&view).await;
+    }
+
     /// Turns what the action did into the callback answer and the redrawn message.
     async fn respond(&self, outcome: Outcome, screen: Screen) {
+        if let Some(refusal) = outcome.input_refusal() {
+            // A Done outside min…max (or input that does not fit): nothing recorded, the view stays as it is.
+            tracing::info!(actor = %self.actor, %refusal, "input refused");
+            let text = truncate(&refusal.to_string(), 190);
+            return self.answer(Some(&text), true).await;
+        }
         match outcome {
             Outcome::Current(l) | Outcome::Noted(l) | Outcome::Escalated { plan: l, .. } => {
                 match screen {
@@ -100,6 +158,7 @@ impl Tap<'_> {
                         self.start_reply(&l.plan, index, Reply::Note).await
                     }
                     Screen::File => self.send_file(&l).await,
+                    Screen::Toggle(index, option) => self.toggled(&l.plan, index, option).await,
                     Screen::DelegatePicker(index) => {
                         let view = views::delegate_picker(&l.plan, index, &self.viewer(&l.plan));
                         self.settled(&view).await;
@@ -118,6 +177,12 @@ impl Tap<'_> {
             } => {
                 tracing::info!(plan = %plan.plan.id, decision, "recorded");
                 let plan = &plan.plan;
+                if let Screen::Done(index) = screen {
+                    self.ctx
+                        .state
+                        .answering
+                        .forget(self.user(), &plan.id, index);
+                }
                 let viewer = self.viewer(plan);
                 // The change is on disk: acknowledge the tap and redraw at the same time.
                 match screen {
@@ -224,6 +289,26 @@ impl Tap<'_> {
             Reply::Answer => views::custom_prompt(plan, index),
             Reply::Note => views::note_prompt(plan, index),
         };
+        if reply == Reply::Answer && d.kind.is_typed() {
+            // A typed answer is taken for the decision exactly as this prompt shows it.
+            let answering = &self.ctx.state.answering;
+            answering.expect_typed(self.user(), &plan.id, &d.id, index, &seen::of_decision(d));
+            // ✏️ Edit: the proposal alone first, so Telegram copies it with one tap.
+            if let Some(proposal) = views::proposal_message(plan, index) {
+                let api = &self.ctx.api;
+                if let Err(e) = api
+                    .send(
+                        self.chat,
+                        &proposal,
+                        false,
+                        super::api::Patience::Interactive,
+                    )
+                    .await
+                {
+                    tracing::warn!(error = %e, "can't send the proposal");
+                }
+            }
+        }
         let sent = self
             .ctx
             .api

@@ -68,17 +68,30 @@ pub async fn handle(ctx: &Ctx, msg: Message) {
 
 /// A typed reply after ✏️ Custom or 💬 Note: the decision's custom answer, or its note.
 async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, text: &str) {
-    let action = match mode.reply {
-        Reply::Answer => Action::Custom {
+    let answering = &ctx.state.answering;
+    let typed = answering.typed(user, &mode.plan_id, &mode.decision_id);
+    let action = match (mode.reply, typed) {
+        // A text, a number or an edited proposal: read and checked against the decision as its prompt showed it.
+        (Reply::Answer, Some((decision, seen))) => Action::AnswerInput {
+            decision,
+            input: text.to_owned(),
+            seen,
+        },
+        (Reply::Answer, None) => Action::Custom {
             to: Typed::Id(mode.decision_id.clone()),
             text: text.to_owned(),
         },
-        Reply::Note => Action::Note {
+        (Reply::Note, _) => Action::Note {
             to: Typed::Id(mode.decision_id.clone()),
             text: text.to_owned(),
         },
     };
     let outcome = ctx.act(Actor::User(user), &mode.plan_id, action).await;
+    if let Some(refusal) = outcome.input_refusal() {
+        // Still in reply mode: the refusal says again what is accepted; the next message is another try.
+        tracing::info!(user, plan = %mode.plan_id, %refusal, "typed answer refused");
+        return send(ctx, chat, &views::input_refused(refusal)).await;
+    }
     if let Outcome::NotRecorded {
         error: StoreError::Edit(EditError::EmptyAnswer | EditError::EmptyNote),
         ..
@@ -89,6 +102,7 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
         return send(ctx, chat, &again).await;
     }
     ctx.state.take_custom(user);
+    answering.typed_done(user, &mode.plan_id, &mode.decision_id);
     match outcome {
         Outcome::Recorded {
             plan,

@@ -6,6 +6,7 @@
 //! polls by hand").
 
 pub(crate) mod announce;
+mod answering;
 pub(crate) mod api;
 mod callbacks;
 pub(crate) mod cards;

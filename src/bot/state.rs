@@ -131,6 +131,8 @@ pub struct State {
     pub problems: Mutex<HashMap<PathBuf, SeenProblem>>,
     /// Fires when a new snapshot differs from the last (the dashboard's live updates listen).
     changes: Changes,
+    /// Answers in the making: `multi` toggles until Done, the decision a typed answer is for.
+    pub answering: super::answering::Answering,
 }
 
 /// "pending/ changed": a broadcast every dashboard page listens to.

@@ -1,6 +1,7 @@
 //! The plan core: parse decision files, diagnose bad ones, and edit them surgically. Pure and synchronous.
 
 mod diagnostic;
+pub mod diff;
 pub mod duration;
 mod edit;
 mod fast_yaml;

@@ -8,8 +8,10 @@
 //! `q:<page>`, `o:<ref>`, `c:<ref>`, `s:<ref>:<i>`, `a:<ref>:<i>:<o>:<fp>`, `u:<ref>:<i>:<fp>`,
 //! `k:<ref>:<i>:<fp>`, `r:<ref>`, `x:<ref>`, `f:<ref>`, `n`, and for people: `m:<ref>:<i>:<fp>` (note),
 //! `d:<ref>:<i>:<fp>` (delegate: pick a person), `g:<ref>:<i>:<user>:<fp>` (delegate to that user id),
-//! `b:<ref>:<i>:<fp>` (take back), `v:<ref>:<fp>` (sign off). The longest is 54 bytes (`g:` with a 20-digit
-//! user id).
+//! `b:<ref>:<i>:<fp>` (take back), `v:<ref>:<fp>` (sign off), and for the answer kinds: `t:<ref>:<i>:<o>:<fp>`
+//! (toggle a `multi` option), `e:<ref>:<i>:<fp>` (Done), `y:<ref>:<i>:<0|1>:<fp>` (No / Yes), `p:<ref>:<i>:<fp>`
+//! (approve an `edit` proposal as is), `z:<ref>:<fp>` (decline an elicitation plan). The longest is 54 bytes
+//! (`g:` with a 20-digit user id).
 
 use std::fmt;
 
@@ -115,6 +117,35 @@ pub enum Callback {
     },
     /// ✅ Sign off; `seen` = fingerprint of every decision's answer as the review showed them.
     SignOff { plan: PlanRef, seen: String },
+    /// ☐/☑ Toggle option `option` of a `multi` decision (kept in the bot's memory until Done); `seen` =
+    /// fingerprint of the decision (`seen::of_decision`: its options too).
+    Toggle {
+        plan: PlanRef,
+        index: u16,
+        option: u16,
+        seen: String,
+    },
+    /// ✅ Done: answer the `multi` decision with the options toggled; `seen` = fingerprint of the decision.
+    Done {
+        plan: PlanRef,
+        index: u16,
+        seen: String,
+    },
+    /// ✅ Yes / ❌ No on a `boolean` decision; `seen` = fingerprint of the decision.
+    Boolean {
+        plan: PlanRef,
+        index: u16,
+        yes: bool,
+        seen: String,
+    },
+    /// ✅ Approve as is: an `edit` decision's proposal; `seen` = fingerprint of the decision (its proposal too).
+    Approve {
+        plan: PlanRef,
+        index: u16,
+        seen: String,
+    },
+    /// ❌ Decline an elicitation plan as a whole, with the answers the view showed (`seen::of_answers`).
+    Decline { plan: PlanRef, seen: String },
     /// The "1/3" position indicator: does nothing.
     Noop,
 }
@@ -149,6 +180,21 @@ impl Callback {
             } => format!("g:{plan}:{index}:{to}:{seen}"),
             Self::TakeBack { plan, index, seen } => format!("b:{plan}:{index}:{seen}"),
             Self::SignOff { plan, seen } => format!("v:{plan}:{seen}"),
+            Self::Toggle {
+                plan,
+                index,
+                option,
+                seen,
+            } => format!("t:{plan}:{index}:{option}:{seen}"),
+            Self::Done { plan, index, seen } => format!("e:{plan}:{index}:{seen}"),
+            Self::Boolean {
+                plan,
+                index,
+                yes,
+                seen,
+            } => format!("y:{plan}:{index}:{}:{seen}", u8::from(*yes)),
+            Self::Approve { plan, index, seen } => format!("p:{plan}:{index}:{seen}"),
+            Self::Decline { plan, seen } => format!("z:{plan}:{seen}"),
             Self::Noop => "n".to_owned(),
         }
     }
@@ -222,6 +268,36 @@ impl Callback {
                 seen: hex(seen, FINGERPRINT_LEN)?,
             },
             ["v", plan, seen] => Self::SignOff {
+                plan: plan_field(plan)?,
+                seen: hex(seen, FINGERPRINT_LEN)?,
+            },
+            ["t", plan, index, option, seen] => Self::Toggle {
+                plan: plan_field(plan)?,
+                index: number(index)?,
+                option: number(option)?,
+                seen: hex(seen, FINGERPRINT_LEN)?,
+            },
+            ["e", plan, index, seen] => Self::Done {
+                plan: plan_field(plan)?,
+                index: number(index)?,
+                seen: hex(seen, FINGERPRINT_LEN)?,
+            },
+            ["y", plan, index, yes, seen] => Self::Boolean {
+                plan: plan_field(plan)?,
+                index: number(index)?,
+                yes: match *yes {
+                    "1" => true,
+                    "0" => false,
+                    _ => return None,
+                },
+                seen: hex(seen, FINGERPRINT_LEN)?,
+            },
+            ["p", plan, index, seen] => Self::Approve {
+                plan: plan_field(plan)?,
+                index: number(index)?,
+                seen: hex(seen, FINGERPRINT_LEN)?,
+            },
+            ["z", plan, seen] => Self::Decline {
                 plan: plan_field(plan)?,
                 seen: hex(seen, FINGERPRINT_LEN)?,
             },
@@ -321,7 +397,39 @@ mod tests {
                 index: n,
                 seen: seen.clone(),
             },
-            Callback::SignOff { plan: plan(), seen },
+            Callback::SignOff {
+                plan: plan(),
+                seen: seen.clone(),
+            },
+            Callback::Toggle {
+                plan: plan(),
+                index: n,
+                option: n,
+                seen: seen.clone(),
+            },
+            Callback::Done {
+                plan: plan(),
+                index: n,
+                seen: seen.clone(),
+            },
+            Callback::Boolean {
+                plan: plan(),
+                index: n,
+                yes: true,
+                seen: seen.clone(),
+            },
+            Callback::Boolean {
+                plan: plan(),
+                index: n,
+                yes: false,
+                seen: seen.clone(),
+            },
+            Callback::Approve {
+                plan: plan(),
+                index: n,
+                seen: seen.clone(),
+            },
+            Callback::Decline { plan: plan(), seen },
             Callback::Noop,
         ]
     }
@@ -402,6 +510,15 @@ mod tests {
             "v:0123456789ab:1:abcdef",
             "m:0123456789ab:1",
             "b:0123456789ab:abcdef",
+            "t:0123456789ab:1:abcdef",
+            "t:0123456789ab:1:01:abcdef",
+            "e:0123456789ab:abcdef",
+            "y:0123456789ab:1:2:abcdef",
+            "y:0123456789ab:1:true:abcdef",
+            "y:0123456789ab:1:abcdef",
+            "p:0123456789ab:1",
+            "z:0123456789ab",
+            "z:0123456789ab:1:abcdef",
         ];
         for data in bad {
             assert_eq!(Callback::decode(data), None, "{data:?}");
@@ -427,7 +544,7 @@ mod tests {
         }
 
         #[test]
-        fn decode_of_forged_data_is_canonical(s in "[qocsaukrxfnmdgbv]:[0-9a-f:]{0,50}") {
+        fn decode_of_forged_data_is_canonical(s in "[qocsaukrxfnmdgbvteypz]:[0-9a-f:]{0,50}") {
             if let Some(callback) = Callback::decode(&s) {
                 prop_assert_eq!(callback.encode(), s);
             }

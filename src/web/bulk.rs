@@ -11,7 +11,7 @@ use axum_extra::extract::{Form, Query};
 use maud::html;
 
 use crate::actions::{Action, Outcome, seen};
-use crate::plan::{Decision, DecisionStatus, Plan};
+use crate::plan::{Decision, DecisionStatus, Kind, Plan};
 
 use super::Web;
 use super::layout::{self, notice, page, plan_href};
@@ -27,7 +27,10 @@ fn groups<'a>(plans: &[&'a Plan]) -> Vec<Group<'a>> {
     let mut out: Vec<Group<'a>> = Vec::new();
     for plan in plans {
         for (i, d) in plan.decisions.iter().enumerate() {
-            if d.status != DecisionStatus::Pending || d.options.is_empty() {
+            // One option answers a `choice` (or an `edit`, by the option beside its proposal); the other kinds
+            // are answered on their plan's page.
+            let by_option = matches!(d.kind, Kind::Choice | Kind::Edit { .. });
+            if d.status != DecisionStatus::Pending || d.options.is_empty() || !by_option {
                 continue;
             }
             match out

@@ -11,6 +11,7 @@ pub(crate) mod auth;
 mod bulk;
 mod guard;
 mod history_page;
+mod kinds;
 mod layout;
 pub(crate) mod markdown;
 mod origin;

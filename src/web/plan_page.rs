@@ -11,11 +11,12 @@ use maud::{Markup, html};
 use serde::Deserialize;
 
 use crate::actions::{Action, Outcome, Typed, seen};
-use crate::plan::{DecisionStatus, Plan};
+use crate::plan::{DecisionStatus, Kind, Plan};
 
 use super::Web;
 use super::auth::Session;
 use super::guard::refuse;
+use super::kinds;
 use super::layout::{self, notice, page, plan_href, query};
 
 #[derive(Debug, Deserialize)]
@@ -124,8 +125,9 @@ fn plan_body(web: &Web, plan: &Plan, session: &Session, message: Option<(&str, &
                         // Enter in a text field submits a form with its first submit button: this one, never
                         // an option (the server takes it as the one text field that was filled in).
                         button.enter type="submit" name="do" value="enter" hidden tabindex="-1" aria-hidden="true" {}
+                        @if let Some(inputs) = kinds::inputs(d, i) { (inputs) }
                         div.options {
-                            @for (j, o) in d.options.iter().enumerate() {
+                            @for (j, o) in d.options.iter().enumerate().filter(|_| lettered(d)) {
                                 @let chosen = d.status == DecisionStatus::Answered && d.answer.as_deref() == Some(o.key.as_str());
                                 button type="submit" name="option" value={ (j) ":" (seen::of_option(d, o)) }
                                     data-key=(j + 1) class=(if chosen { "option chosen" } else { "option" }) {
@@ -133,13 +135,13 @@ fn plan_body(web: &Web, plan: &Plan, session: &Session, message: Option<(&str, &
                                 }
                             }
                         }
-                        @if d.allow_custom || d.options.is_empty() {
+                        @if d.kind == Kind::Choice && (d.allow_custom || d.options.is_empty()) {
                             div.custom {
                                 input type="text" name="text" placeholder="Custom answer" aria-label="Custom answer";
                                 button type="submit" name="do" value="custom" { "✏️ Answer with this text" }
                             }
                         }
-                        @if d.status != DecisionStatus::Skipped {
+                        @if d.status != DecisionStatus::Skipped && !d.required {
                             button.skip type="submit" name="do" value="skip" { "⏭ Skip" }
                         }
                         div.custom {
@@ -171,6 +173,10 @@ fn plan_body(web: &Web, plan: &Plan, session: &Session, message: Option<(&str, &
                         }
                     }
                 }
+                @if plan.elicitation {
+                    button type="submit" name="do" value="decline" { "❌ Decline" }
+                    " "
+                }
                 @if remaining == 0 && require > 1 {
                     button.primary type="submit" data-submit { (crate::telegram::views::sign_off_label(plan)) }
                 } @else if remaining == 0 {
@@ -183,8 +189,17 @@ fn plan_body(web: &Web, plan: &Plan, session: &Session, message: Option<(&str, &
     }
 }
 
-/// The recorded answer as the owner reads it: the option's label, or the custom text.
+/// True when the decision's options are answered by a button each: a `choice`, or the options beside an `edit`.
+fn lettered(d: &crate::plan::Decision) -> bool {
+    matches!(d.kind, Kind::Choice | Kind::Edit { .. })
+}
+
+/// The recorded answer as the owner reads it: the option's label, or the custom text; a typed answer as
+/// [`kinds::answer_text`] shows it.
 fn answer_text(d: &crate::plan::Decision) -> String {
+    if d.kind != Kind::Choice && d.chosen_option().is_none() {
+        return kinds::answer_text(d);
+    }
     match d.chosen_option() {
         Some(j) => format!("{} — {}", d.options[j].key, d.options[j].label),
         None => format!("“{}” (custom)", d.answer.as_deref().unwrap_or("")),
@@ -208,6 +223,13 @@ pub struct Decide {
     #[serde(default)]
     note: String,
     to: Option<u64>,
+    /// A `multi` decision's checked options.
+    #[serde(default)]
+    pick: Vec<usize>,
+    /// A typed answer: a text, a number, an edited proposal.
+    value: Option<String>,
+    /// A `datetime-local` field (UTC, no offset).
+    datetime: Option<String>,
 }
 
 pub async fn decide(
@@ -222,10 +244,21 @@ pub async fn decide(
     };
     let (user, id, decision) = (session.user, form.plan.as_str(), form.decision);
     // Enter pressed in a text field: the field that holds text says what was meant; both or neither: nothing.
+    let typed = form
+        .datetime
+        .as_deref()
+        .map(kinds::utc_datetime)
+        // Browsers post a textarea's line breaks as CRLF (HTML's form encoding): an edited proposal's are `\n`.
+        .or_else(|| form.value.as_ref().map(|v| v.replace("\r\n", "\n")));
     let what = match form.what.as_deref() {
-        Some("enter") => match (form.text.trim().is_empty(), form.note.trim().is_empty()) {
-            (false, true) => Some("custom"),
-            (true, false) => Some("note"),
+        Some("enter") => match (
+            form.text.trim().is_empty(),
+            form.note.trim().is_empty(),
+            typed.as_deref().is_none_or(|t| t.trim().is_empty()),
+        ) {
+            (false, true, true) => Some("custom"),
+            (true, false, true) => Some("note"),
+            (true, true, false) => Some("input"),
             _ => None,
         },
         other => other,
@@ -245,6 +278,34 @@ pub async fn decide(
                 decision,
                 option,
                 seen,
+            };
+            web.act(user, id, action).await
+        }
+        (None, Some("multi")) => {
+            let action = Action::AnswerMulti {
+                decision,
+                options: form.pick.clone(),
+                custom: None,
+                seen: form.seen.clone(),
+            };
+            web.act(user, id, action).await
+        }
+        (None, Some(what @ ("input" | "yes" | "no"))) => {
+            let input = match what {
+                "yes" | "no" => what.to_owned(),
+                _ => typed.unwrap_or_default(),
+            };
+            let action = Action::AnswerInput {
+                decision,
+                input,
+                seen: form.seen.clone(),
+            };
+            web.act(user, id, action).await
+        }
+        (None, Some("approve")) => {
+            let action = Action::Approve {
+                decision,
+                seen: form.seen.clone(),
             };
             web.act(user, id, action).await
         }
@@ -316,6 +377,9 @@ pub struct Submit {
     plan: String,
     #[serde(default)]
     seen: String,
+    /// `decline`: an elicitation plan declined as a whole.
+    #[serde(rename = "do")]
+    what: Option<String>,
 }
 
 pub async fn submit(
@@ -330,9 +394,11 @@ pub async fn submit(
     };
     let id = form.plan.as_str();
     // Submit only what the page showed: a plan changed meanwhile comes back for review instead.
-    let outcome = web
-        .act(session.user, id, Action::Submit { seen: form.seen })
-        .await;
+    let action = match form.what.as_deref() {
+        Some("decline") => Action::Decline { seen: form.seen },
+        _ => Action::Submit { seen: form.seen },
+    };
+    let outcome = web.act(session.user, id, action).await;
     respond(&web, &session, id, outcome, None).await
 }
 
@@ -368,10 +434,22 @@ async fn respond(
         Outcome::Gone => gone(session),
         Outcome::Refused(r) => refuse(StatusCode::FORBIDDEN, &r.to_string()),
         Outcome::NotRecorded { error, .. } => {
-            let text = format!("Not recorded: {error}");
+            let text = match outcome_refusal(&error) {
+                // Input that does not fit: why, and what is accepted.
+                Some(refusal) => format!("Not recorded: {refusal}"),
+                None => format!("Not recorded: {error}"),
+            };
             let mut response = render(web, session, id, Some(("bad", &text))).await;
             *response.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
             response
         }
+    }
+}
+
+/// The refusal of the owner's input, when that is why nothing was recorded.
+fn outcome_refusal(error: &crate::queue::StoreError) -> Option<&crate::plan::InputRefusal> {
+    match error {
+        crate::queue::StoreError::Edit(e) => e.input_refusal(),
+        _ => None,
     }
 }

@@ -33,7 +33,7 @@ pub async fn handle(ctx: &Ctx, q: &CallbackQuery) {
     };
     let cb = q.data.as_deref().and_then(Callback::decode);
     let answer_tap = match cb {
-        Some(cb @ Callback::Answer { .. }) => cb,
+        Some(cb @ (Callback::Answer { .. } | Callback::Boolean { .. })) => cb,
         Some(Callback::Noop) => return answer(None, false).await,
         None => return answer(Some(INVALID.to_owned()), true).await,
         Some(other) => {
@@ -59,10 +59,9 @@ pub async fn handle(ctx: &Ctx, q: &CallbackQuery) {
             let said = plan.decisions.get(decision).map(|d| {
                 let shown = d
                     .chosen_option()
-                    .map(|i| d.options[i].label.as_str())
+                    .map(|i| d.options[i].label.clone())
                     .filter(|l| !l.trim().is_empty())
-                    .or(d.answer.as_deref())
-                    .unwrap_or_default();
+                    .unwrap_or_else(|| views::shown_answer(d));
                 truncate(&format!("✅ {} → {shown}", d.title), 190)
             });
             answer(said, false).await;

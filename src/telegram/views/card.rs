@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 
 use crate::actions::seen;
-use crate::plan::{Decision, DecisionStatus, Plan};
+use crate::plan::{AnswerValue, Decision, DecisionStatus, Kind, Plan};
 use crate::telegram::callback::{Callback, plan_ref};
 use crate::telegram::markdown::escape;
 
@@ -143,21 +143,40 @@ fn answer_line(d: &Decision, names: &Viewer, max: usize) -> String {
         return format!("⏭️ *{title}* skipped{who}");
     }
     let answer = match d.chosen_option().map(|i| &d.options[i]) {
-        Some(o) if !o.label.trim().is_empty() => o.label.as_str(),
-        _ => d.answer.as_deref().unwrap_or_default(),
+        Some(o) if !o.label.trim().is_empty() && d.kind == Kind::Choice => o.label.clone(),
+        _ => super::shown_answer(d),
     };
-    format!("✅ *{title}* → {}{who}", line(answer, max))
+    format!("✅ *{title}* → {}{who}", line(&answer, max))
 }
 
-/// The quick answer: a plan with exactly one decision, of a kind a tap answers, offers it on the card. Today
-/// that is a `choice` with 1 to [`QUICK_OPTIONS`] options (`A. label`, the chosen one `✓`); a `boolean` kind
-/// slots in here as `✅ Yes` / `❌ No` answering with its two options. Free-text questions, custom answers
-/// and notes need typing: they are answered in the private chat (`📂 Open`).
+/// The quick answer: a plan with exactly one decision, of a kind a tap answers, offers it on the card: a `choice`
+/// with 1 to [`QUICK_OPTIONS`] options (`A. label`, the chosen one `✓`), or a `boolean` as `✅ Yes` / `❌ No`.
+/// Free-text questions, custom answers, the other kinds and notes need typing or several taps: they are answered
+/// in the private chat (`📂 Open`).
 fn quick_answers(plan: &Plan) -> Vec<Button> {
     let [d] = plan.decisions.as_slice() else {
         return Vec::new();
     };
-    if d.options.is_empty() || d.options.len() > QUICK_OPTIONS {
+    if d.kind == Kind::Boolean {
+        let chosen = match &d.value {
+            Some(AnswerValue::Bool(b)) if d.status == DecisionStatus::Answered => Some(*b),
+            _ => None,
+        };
+        return [(true, "✅ Yes"), (false, "❌ No")]
+            .into_iter()
+            .map(|(yes, text)| {
+                let tick = if chosen == Some(yes) { "✓ " } else { "" };
+                let data = Callback::Boolean {
+                    plan: pref(plan),
+                    index: 0,
+                    yes,
+                    seen: seen::of_decision(d),
+                };
+                Button::new(format!("{tick}{text}"), data)
+            })
+            .collect();
+    }
+    if d.kind != Kind::Choice || d.options.is_empty() || d.options.len() > QUICK_OPTIONS {
         return Vec::new();
     }
     let chosen = d

@@ -1,19 +1,16 @@
 //! The decision view, the after-answer line and the custom-answer prompt.
 
 use crate::actions::seen;
-use crate::plan::{Decision, DecisionStatus, OnDeadline, Plan};
+use crate::plan::{Decision, DecisionStatus, Kind, OnDeadline, Plan};
 use crate::telegram::callback::Callback;
 use crate::telegram::render::{Block, excerpt, render};
 
 use super::layout::{
-    Caps, Draft, MAX_BUTTONS, code_line, fit, fit_first, index16, letter, line, pref, rows_of,
+    Caps, Draft, MAX_OPTION_BUTTONS, code_line, fit, fit_first, index16, letter, line, pref,
+    rows_of,
 };
 use super::{Button, View, Viewer, full_context};
 
-/// Most option buttons: the keyboard also has the navigation row (3), Custom + Skip, Note + Delegate (or
-/// Take back), Full context and Back to Plan.
-const MAX_OPTION_BUTTONS: usize = 90;
-const _: () = assert!(MAX_OPTION_BUTTONS + 9 <= MAX_BUTTONS);
 /// Caps of the after-answer line, which is drawn before the view it heads knows its budget.
 const CONFIRM_TITLE: usize = 64;
 const CONFIRM_ANSWER: usize = 200;
@@ -31,10 +28,13 @@ const CONFIRM_ANSWER: usize = 200;
 /// As `viewer` sees it: names instead of user ids (`answered by alice`), `👉 Delegate` when there is someone to
 /// delegate to (`↩️ Take back` once delegated), and for a delegate only what concerns their decision (no
 /// navigation, no way back to the whole plan).
+///
+/// A `multi` decision shows `picks` (the options toggled so far) when given, else its recorded answer.
 pub(super) fn decision_view(
     plan: &Plan,
     index: usize,
     confirm: Option<&str>,
+    picks: Option<&[usize]>,
     now: chrono::DateTime<chrono::Utc>,
     viewer: &Viewer,
 ) -> View {
@@ -42,7 +42,14 @@ pub(super) fn decision_view(
         return super::plan_view::plan_view(plan, now);
     };
     let context = render(&d.context);
-    let body = |caps: Caps| decision_text(plan, index, d, &context, caps, now, viewer);
+    let shown = Shown {
+        plan,
+        index,
+        d,
+        context: &context,
+        picks,
+    };
+    let body = |caps: Caps| decision_text(&shown, caps, now, viewer);
     let draft = confirm
         .and_then(|header| {
             fit_first(|caps| {
@@ -54,18 +61,35 @@ pub(super) fn decision_view(
             })
         })
         .unwrap_or_else(|| fit(body));
-    View::new(draft.text, keyboard(plan, index, d, draft.cut, viewer))
+    View::new(
+        draft.text,
+        keyboard(plan, index, d, picks, draft.cut, viewer),
+    )
+}
+
+/// The decision a view shows: where it is, its rendered context, and a `multi` decision's toggles.
+struct Shown<'a> {
+    plan: &'a Plan,
+    index: usize,
+    d: &'a Decision,
+    context: &'a [Block],
+    picks: Option<&'a [usize]>,
 }
 
 fn decision_text(
-    plan: &Plan,
-    index: usize,
-    d: &Decision,
-    context: &[Block],
+    shown: &Shown,
     caps: Caps,
     now: chrono::DateTime<chrono::Utc>,
     viewer: &Viewer,
 ) -> Draft {
+    let &Shown {
+        plan,
+        index,
+        d,
+        context,
+        picks,
+    } = shown;
+    let choice = d.kind == Kind::Choice;
     let mut text = format!(
         "*{}/{}* · {}",
         index + 1,
@@ -81,7 +105,12 @@ fn decision_text(
     }
     let answered = d.status == DecisionStatus::Answered;
     let chosen = d.chosen_option().filter(|_| answered);
-    if !d.options.is_empty() {
+    let kind = super::kinds::kind_text(d, picks, caps.context, caps);
+    if !kind.text.is_empty() {
+        text.push_str(&format!("\n\n{}", kind.text));
+    }
+    let lettered = choice || matches!(d.kind, Kind::Edit { .. });
+    if lettered && !d.options.is_empty() {
         text.push('\n');
         for (i, option) in d.options.iter().take(MAX_OPTION_BUTTONS).enumerate() {
             let shown = if option.label.trim().is_empty() {
@@ -104,7 +133,7 @@ fn decision_text(
         }
     }
     let mut notes = Vec::new();
-    if d.is_custom_answer() {
+    if choice && d.is_custom_answer() {
         let answer = d.answer.as_deref().unwrap_or_default();
         notes.push(format!("_Custom: {}_ ✓", line(answer, caps.label)));
     }
@@ -117,7 +146,24 @@ fn decision_text(
         .as_ref()
         .and_then(|k| d.options.iter().position(|o| &o.key == k))
         .filter(|_| applies && d.status == DecisionStatus::Pending);
-    if let Some(i) = default {
+    let typed_default = d
+        .default_value
+        .as_ref()
+        .filter(|_| !choice && applies && d.status == DecisionStatus::Pending);
+    if let Some(value) = typed_default {
+        let shown = match value {
+            crate::plan::AnswerValue::Bool(b) => {
+                if *b {
+                    "Yes".to_owned()
+                } else {
+                    "No".to_owned()
+                }
+            }
+            other => other.text(),
+        };
+        notes.push(format!("⏰ At the deadline: {}", line(&shown, caps.label)));
+    }
+    if let Some(i) = default.filter(|_| choice) {
         let o = &d.options[i];
         let shown = if o.label.trim().is_empty() {
             &o.key
@@ -130,7 +176,8 @@ fn decision_text(
             line(shown, caps.label)
         ));
     }
-    if d.options.is_empty() {
+    if !choice {
+    } else if d.options.is_empty() {
         notes.push("_Free\\-text question: tap ✏️ Custom to answer\\._".to_owned());
     } else if d.allow_custom {
         notes.push("_✏️ Custom answers allowed_".to_owned());
@@ -141,7 +188,7 @@ fn decision_text(
     }
     Draft {
         text,
-        cut: context.cut,
+        cut: context.cut || kind.cut,
     }
 }
 
@@ -176,6 +223,7 @@ fn keyboard(
     plan: &Plan,
     index: usize,
     d: &Decision,
+    picks: Option<&[usize]>,
     cut: bool,
     viewer: &Viewer,
 ) -> Vec<Vec<Button>> {
@@ -223,10 +271,13 @@ fn keyboard(
     let chosen = d
         .chosen_option()
         .filter(|_| d.status == DecisionStatus::Answered);
+    let kind_rows = super::kinds::kind_buttons(plan, index, d, picks);
+    let lettered = kind_rows.is_none() || matches!(d.kind, Kind::Edit { .. });
+    keyboard.extend(kind_rows.unwrap_or_default());
     let options = d
         .options
         .iter()
-        .take(MAX_OPTION_BUTTONS)
+        .take(if lettered { MAX_OPTION_BUTTONS } else { 0 })
         .enumerate()
         .filter_map(|(i, option)| {
             let answer = Callback::Answer {
@@ -257,10 +308,16 @@ fn keyboard(
         index,
         seen: seen.clone(),
     };
-    keyboard.push(vec![
-        Button::new("✏️ Custom", custom),
-        Button::new("⏭️ Skip", skip),
-    ]);
+    let mut typing = Vec::new();
+    if d.kind == Kind::Choice {
+        typing.push(Button::new("✏️ Custom", custom));
+    }
+    if !d.required {
+        typing.push(Button::new("⏭️ Skip", skip));
+    }
+    if !typing.is_empty() {
+        keyboard.push(typing);
+    }
     let note = Callback::Note {
         plan: plan_ref.clone(),
         index,
@@ -305,8 +362,8 @@ pub fn after_answer(decision: &Decision) -> String {
     let title = line(&decision.title, CONFIRM_TITLE);
     match decision.status {
         DecisionStatus::Answered => {
-            let answer = decision.answer.as_deref().unwrap_or_default();
-            format!("✅ *{title}* → {}", code_line(answer, CONFIRM_ANSWER))
+            let answer = super::kinds::shown_answer(decision);
+            format!("✅ *{title}* → {}", code_line(&answer, CONFIRM_ANSWER))
         }
         DecisionStatus::Skipped => format!("⏭️ *{title}* skipped"),
         DecisionStatus::Pending => format!("⬜ *{title}* still pending"),
@@ -321,6 +378,9 @@ pub fn custom_prompt(plan: &Plan, index: usize) -> View {
     let Some(d) = plan.decisions.get(index) else {
         return super::plan_view::plan_view(plan, chrono::Utc::now());
     };
+    if d.kind.is_typed() {
+        return super::kinds::input_prompt(plan, index, d);
+    }
     let draft = fit(|caps| {
         let mut text = format!(
             "✏️ Type your answer for *{}*\n_{} · {}/{}_",

@@ -17,6 +17,10 @@ pub const MAX_BUTTONS: usize = 100;
 pub const MAX_BUTTONS_PER_ROW: usize = 8;
 /// Longest button text, in UTF-16 units (which also bounds it in characters).
 pub const MAX_BUTTON_TEXT: usize = 64;
+/// Most option buttons on a decision view: the keyboard also has the navigation row (3), Custom + Skip, Note +
+/// Delegate (or Take back), Full context and Back to Plan; a `multi` decision's Done replaces Custom.
+pub(super) const MAX_OPTION_BUTTONS: usize = 90;
+const _: () = assert!(MAX_OPTION_BUTTONS + 9 <= MAX_BUTTONS);
 /// Most decisions listed as buttons in the plan and review views (leaves room for their last rows).
 pub(super) const MAX_DECISION_BUTTONS: usize = 96;
 

@@ -21,6 +21,7 @@
 mod announce;
 mod card;
 mod decision;
+mod kinds;
 mod layout;
 pub mod navigation;
 mod notice;
@@ -39,6 +40,7 @@ use crate::telegram::markdown_check::parse_markdown_v2;
 pub use announce::{announcement, announcement_burst, startup_summary};
 pub use card::{Card, CardState, card, deep_link, escalated_in_group, in_group};
 pub use decision::{after_answer, custom_prompt};
+pub use kinds::{input_refused, proposal_message, shown_answer};
 pub use layout::{MAX_BUTTON_TEXT, MAX_BUTTONS, MAX_BUTTONS_PER_ROW, MAX_TEXT, sign_off_label};
 pub use notice::{PLAN_GONE_ALERT, help, not_found, problem};
 pub use people::{delegate_picker, note_prompt};
@@ -48,7 +50,7 @@ pub use queue::{
     with_dashboard,
 };
 pub use review::completion;
-pub use screens::{Drawn, decision, plan, review};
+pub use screens::{Drawn, decision, plan, review, toggled};
 pub use stats::{chart_caption, digest, stats};
 pub use time::{Nudge, deadline_submitted, due_line, due_text, nudge, nudge_burst, span};
 
@@ -198,6 +200,8 @@ impl View {
 
 #[cfg(test)]
 mod hostile_tests;
+#[cfg(test)]
+mod kinds_tests;
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]

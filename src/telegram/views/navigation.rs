@@ -30,6 +30,10 @@ pub enum Screen {
     After(usize),
     /// No view: the plan's file, sent as a document (📄 Full context).
     File,
+    /// A `multi` decision with option `1` toggled in the bot's memory (nothing recorded).
+    Toggle(usize, usize),
+    /// ✅ Done on a `multi` decision: after it is recorded, like [`Screen::After`]; refused, an alert.
+    Done(usize),
 }
 
 impl Screen {
@@ -42,7 +46,9 @@ impl Screen {
             | Screen::DelegatePicker(i)
             | Screen::Delegated(i)
             | Screen::TakenBack(i)
-            | Screen::After(i) => Some(i),
+            | Screen::After(i)
+            | Screen::Toggle(i, _)
+            | Screen::Done(i) => Some(i),
             Screen::Plan | Screen::Continue | Screen::Review | Screen::File => None,
         }
     }
@@ -119,10 +125,89 @@ pub fn translate(cb: Callback) -> Option<(PlanRef, Action, Screen)> {
             };
             (plan, action, Screen::TakenBack(at(index)))
         }
+        Callback::Toggle {
+            plan,
+            index,
+            option,
+            seen,
+        } => {
+            // Nothing is written on a toggle: the action only checks that the decision is still the one shown
+            // and that the actor may answer it.
+            let action = Action::StartCustom {
+                decision: at(index),
+                seen,
+            };
+            (plan, action, Screen::Toggle(at(index), at(option)))
+        }
+        Callback::Done { plan, index, seen } => {
+            let action = Action::AnswerMulti {
+                decision: at(index),
+                options: Vec::new(),
+                custom: None,
+                seen,
+            };
+            (plan, action, Screen::Done(at(index)))
+        }
+        Callback::Boolean {
+            plan,
+            index,
+            yes,
+            seen,
+        } => {
+            let action = Action::AnswerInput {
+                decision: at(index),
+                input: if yes { "yes" } else { "no" }.to_owned(),
+                seen,
+            };
+            (plan, action, Screen::After(at(index)))
+        }
+        Callback::Approve { plan, index, seen } => {
+            let action = Action::Approve {
+                decision: at(index),
+                seen,
+            };
+            (plan, action, Screen::After(at(index)))
+        }
+        Callback::Decline { plan, seen } => (plan, Action::Decline { seen }, Screen::After(0)),
         // Whoever may open the plan may read its file.
         Callback::FullContext { plan } => (plan, Action::Open, Screen::File),
         Callback::Queue { .. } | Callback::Noop => return None,
     })
+}
+
+/// Done's action with the options the owner toggled (the bot keeps them; [`translate`] leaves them empty).
+#[must_use]
+pub fn with_picks(action: Action, picks: Vec<usize>) -> Action {
+    match action {
+        Action::AnswerMulti {
+            decision,
+            custom,
+            seen,
+            ..
+        } => Action::AnswerMulti {
+            decision,
+            options: picks,
+            custom,
+            seen,
+        },
+        other => other,
+    }
+}
+
+/// True when the tapped message stays as it is, or stays the same decision being toggled: the options toggled
+/// on it are kept. Any other tap redraws the message as something else, and the toggles of that plan go (they
+/// were never recorded; the view they were drawn on is gone).
+#[must_use]
+pub fn keeps_toggles(cb: &Callback) -> bool {
+    matches!(
+        cb,
+        Callback::Toggle { .. }
+            | Callback::Done { .. }
+            | Callback::Noop
+            | Callback::FullContext { .. }
+            | Callback::Custom { .. }
+            | Callback::Note { .. }
+    )
 }
 
 /// The view a navigation tap asks for, on the plan as it is now. A delegate is shown their decision, whatever

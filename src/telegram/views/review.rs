@@ -48,8 +48,19 @@ pub(super) fn review_view(plan: &Plan, confirm: Option<&str>, viewer: &Viewer) -
             )])
         })
         .collect();
+    let mut last = Vec::new();
     if plan.remaining() == 0 {
-        keyboard.push(vec![submit_button(plan)]);
+        last.push(submit_button(plan));
+    }
+    if plan.elicitation {
+        let decline = Callback::Decline {
+            plan: pref(plan),
+            seen: crate::actions::seen::of_answers(plan),
+        };
+        last.push(Button::new("❌ Decline", decline));
+    }
+    if !last.is_empty() {
+        keyboard.push(last);
     }
     keyboard.push(vec![Button::new(
         "↩️ Back",
@@ -74,6 +85,11 @@ fn review_text(plan: &Plan, listed: usize, caps: Caps, viewer: &Viewer) -> Strin
         "_Tap to edit, or submit\\._"
     } else {
         "_Tap to answer or edit; Submit appears once nothing is pending\\._"
+    };
+    let hint = if plan.elicitation {
+        format!("{hint}\n❌ Decline answers the whole form with `decline`\\.")
+    } else {
+        hint.to_owned()
     };
     let mut text = format!(
         "📋 *{}*\n\n{}\n\n{hint}",
@@ -128,6 +144,16 @@ fn review_text(plan: &Plan, listed: usize, caps: Caps, viewer: &Viewer) -> Strin
 #[must_use]
 pub fn completion(plan: &Plan) -> View {
     let text = fit(|caps| {
+        if plan.declined() {
+            let mut text = format!(
+                "❌ *{}*\n\nDeclined: the agent gets `decline`, and no answers\\.",
+                line(&plan.title, caps.title)
+            );
+            if let Some(target) = plan.notify_target().filter(|t| !t.trim().is_empty()) {
+                text.push_str(&format!("\n\n_Notifying: {}_", line(target, caps.label)));
+            }
+            return Draft::from(text);
+        }
         let mut text = format!("✅ *{}*\n\n*Summary:*", line(&plan.title, caps.title));
         for (i, d) in plan.decisions.iter().take(caps.items).enumerate() {
             text.push_str(&format!(
@@ -156,7 +182,7 @@ pub fn completion(plan: &Plan) -> View {
 /// `` `jwt` `` (the recorded answer: an option key or custom text), `_skipped_` or `_not answered_`.
 fn outcome(d: &Decision, caps: Caps) -> String {
     match (d.status, d.answer.as_deref()) {
-        (DecisionStatus::Answered, Some(answer)) => code_line(answer, caps.label),
+        (DecisionStatus::Answered, Some(_)) => code_line(&super::shown_answer(d), caps.label),
         (DecisionStatus::Skipped, _) => "_skipped_".to_owned(),
         _ => "_not answered_".to_owned(),
     }

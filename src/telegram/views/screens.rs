@@ -73,7 +73,16 @@ pub fn decision(plan: &Plan, index: usize, confirm: Option<&str>, drawn: &Drawn)
     if index >= plan.decisions.len() {
         return self::plan(plan, drawn);
     }
-    super::decision::decision_view(plan, index, confirm, drawn.now, drawn.viewer)
+    super::decision::decision_view(plan, index, confirm, None, drawn.now, drawn.viewer)
+}
+
+/// A `multi` decision `index` as the owner is toggling it: `picks` (option indices) ticked, not yet recorded.
+#[must_use]
+pub fn toggled(plan: &Plan, index: usize, picks: &[usize], drawn: &Drawn) -> View {
+    if index >= plan.decisions.len() {
+        return self::plan(plan, drawn);
+    }
+    super::decision::decision_view(plan, index, None, Some(picks), drawn.now, drawn.viewer)
 }
 
 /// The review summary (see [`super::review`]); a delegate sees the decision delegated to them instead.

@@ -122,3 +122,18 @@ pub fn assert_answer_buttons(plan: &Plan, view: &View, index: usize) {
         assert_eq!(button.text, text);
     }
 }
+
+/// A plan with one decision of each answer kind but `choice` (tests/fixtures/kinds.md): multi, number, text
+/// (date), boolean, edit with a `reject` option; an elicitation plan.
+pub fn kinds_plan() -> Plan {
+    let text = include_str!("../../../tests/fixtures/kinds.md");
+    parse(text, "kinds").unwrap()
+}
+
+/// Records a typed answer in memory, as the file would hold it.
+pub fn answer_value(plan: &mut Plan, index: usize, value: crate::plan::AnswerValue) {
+    let d = &mut plan.decisions[index];
+    d.status = DecisionStatus::Answered;
+    d.answer = Some(value.text());
+    d.value = Some(value);
+}

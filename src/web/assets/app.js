@@ -48,12 +48,54 @@
     e.preventDefault();
   });
 
+  // An edit decision: the diff of the textarea against the proposal, redrawn as the owner types (the server
+  // draws the same diff for a recorded edit; without this script the page still posts the edited text).
+  function lineDiff(a, b) {
+    var n = a.length, m = b.length, out = [];
+    if ((n + 1) * (m + 1) > 4000000) {
+      a.forEach(function (l) { out.push(['-', l]); });
+      b.forEach(function (l) { out.push(['+', l]); });
+      return out;
+    }
+    var lcs = [];
+    for (var i = n; i >= 0; i--) {
+      lcs[i] = [];
+      for (var j = m; j >= 0; j--) {
+        lcs[i][j] = (i === n || j === m) ? 0 : (a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]));
+      }
+    }
+    i = 0; j = 0;
+    while (i < n || j < m) {
+      if (i < n && j < m && a[i] === b[j]) { out.push([' ', a[i]]); i++; j++; }
+      else if (j === m || (i < n && lcs[i + 1][j] >= lcs[i][j + 1])) { out.push(['-', a[i]]); i++; }
+      else { out.push(['+', b[j]]); j++; }
+    }
+    return out;
+  }
+
+  function drawDiff(area) {
+    var pre = area.parentNode.querySelector('[data-diff]');
+    if (!pre) { return; }
+    var proposal = area.dataset.proposal;
+    pre.textContent = '';
+    if (area.value === proposal) { return; }
+    lineDiff(proposal.split('\n'), area.value.split('\n')).forEach(function (d) {
+      var el = document.createElement(d[0] === '-' ? 'del' : d[0] === '+' ? 'ins' : 'span');
+      el.textContent = (d[0] === ' ' ? ' ' : d[0]) + ' ' + d[1] + '\n';
+      pre.appendChild(el);
+    });
+  }
+
+  document.addEventListener('input', function (e) {
+    if (e.target.matches && e.target.matches('textarea[data-proposal]')) { drawDiff(e.target); }
+  });
+
   // Live update: on a change, fetch this page again and swap the live region, unless the owner is typing.
   var live = document.getElementById('live');
   if (!live || !window.EventSource) { return; }
 
   function busy() {
-    var texts = live.querySelectorAll('input[type=text], textarea');
+    var texts = live.querySelectorAll('input[type=text], input[type=number], input[type=email], input[type=url], input[type=date], input[type=datetime-local], textarea:not([data-proposal])');
     for (var i = 0; i < texts.length; i++) { if (texts[i].value) { return true; } }
     return typing(document.activeElement) && live.contains(document.activeElement);
   }
