@@ -33,6 +33,7 @@ mod examples;
 mod mcp;
 mod mcp_conformance;
 mod mcp_http;
+mod mcp_python;
 mod pyyaml;
 mod store;
 mod web_browser;
