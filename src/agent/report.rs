@@ -102,11 +102,7 @@ impl StatusReport {
             agent: p.agent.clone(),
             session: p.session.clone(),
             notify_session: p.notify_session.clone(),
-            location: match loaded.location {
-                Location::Pending => "pending",
-                Location::Completed => "completed",
-            }
-            .to_owned(),
+            location: loaded.location.as_str().to_owned(),
             path: loaded.path.clone(),
             created_at: p.created_at.clone(),
             updated_at: p.updated_at.clone(),

@@ -162,6 +162,12 @@ impl Tap<'_> {
                 self.ctx.tell_signers_done(self.user(), &plan.plan).await;
                 let _ = self.ctx.rescan().await;
             }
+            Outcome::SentBack { plan, .. } => {
+                tracing::info!(plan = %plan.plan.id, "plan sent back");
+                self.answer(Some("🔁 Sent back"), false).await;
+                self.show(&views::sent_back(&plan.plan)).await;
+                let _ = self.ctx.rescan().await;
+            }
             Outcome::Stale(l) => {
                 tracing::info!(plan = %l.plan.id, decision = ?screen.decision(), "stale view refused");
                 self.answer(Some(STALE), true).await;

@@ -152,7 +152,8 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
         | Outcome::Noted(plan)
         | Outcome::Escalated { plan, .. }
         | Outcome::SignedOff(plan)
-        | Outcome::Submitted { plan, .. } => {
+        | Outcome::Submitted { plan, .. }
+        | Outcome::SentBack { plan, .. } => {
             send(
                 ctx,
                 chat,

@@ -365,6 +365,10 @@ async fn respond(
             tracing::info!(plan = %plan.plan.id, user = session.user, "submitted from the web dashboard");
             Redirect::to("/queue?notice=submitted").into_response()
         }
+        Outcome::SentBack { plan, .. } => {
+            tracing::info!(plan = %plan.plan.id, user = session.user, "sent back from the web dashboard");
+            Redirect::to("/queue?notice=sent_back").into_response()
+        }
         Outcome::Gone => gone(session),
         Outcome::Refused(r) => refuse(StatusCode::FORBIDDEN, &r.to_string()),
         Outcome::NotRecorded { error, .. } => {

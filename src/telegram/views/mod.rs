@@ -28,6 +28,7 @@ mod people;
 mod plan_view;
 mod queue;
 mod review;
+mod revision;
 mod screens;
 mod stats;
 mod time;
@@ -48,6 +49,7 @@ pub use queue::{
     with_dashboard,
 };
 pub use review::completion;
+pub use revision::{request_changes_prompt, revision_announcement, sent_back};
 pub use screens::{Drawn, decision, plan, review};
 pub use stats::{chart_caption, digest, stats};
 pub use time::{Nudge, deadline_submitted, due_line, due_text, nudge, nudge_burst, span};
