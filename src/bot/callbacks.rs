@@ -100,6 +100,7 @@ impl Tap<'_> {
                         self.start_reply(&l.plan, index, Reply::Note).await
                     }
                     Screen::File => self.send_file(&l).await,
+                    Screen::RequestChangesPrompt => self.start_request_changes(&l.plan).await,
                     Screen::DelegatePicker(index) => {
                         let view = views::delegate_picker(&l.plan, index, &self.viewer(&l.plan));
                         self.settled(&view).await;
@@ -228,7 +229,7 @@ impl Tap<'_> {
         self.answer(None, false).await;
         let prompt = match reply {
             Reply::Answer => views::custom_prompt(plan, index),
-            Reply::Note => views::note_prompt(plan, index),
+            Reply::Note | Reply::RequestChanges => views::note_prompt(plan, index),
         };
         let sent = self
             .ctx
@@ -239,6 +240,29 @@ impl Tap<'_> {
             plan_id: plan.id.clone(),
             decision_id: d.id.clone(),
             reply,
+            prompt: sent.ok().map(|m| m.0),
+        };
+        self.ctx.state.start_custom(self.q.from.id.0, mode);
+    }
+
+    /// 🔁 Request changes: the force-reply prompt; the owner's next message (or reply to it) is the request, taken
+    /// on the answers checked just now.
+    async fn start_request_changes(&self, plan: &Plan) {
+        self.answer(None, false).await;
+        let sent = self
+            .ctx
+            .api
+            .send(
+                self.chat,
+                &views::request_changes_prompt(plan),
+                false,
+                super::api::Patience::Interactive,
+            )
+            .await;
+        let mode = CustomMode {
+            plan_id: plan.id.clone(),
+            decision_id: crate::actions::seen::of_answers(plan),
+            reply: Reply::RequestChanges,
             prompt: sent.ok().map(|m| m.0),
         };
         self.ctx.state.start_custom(self.q.from.id.0, mode);

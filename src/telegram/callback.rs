@@ -6,7 +6,7 @@
 //!
 //! Encoding (`:`-separated, numbers in canonical decimal, hashes in lowercase hex):
 //! `q:<page>`, `o:<ref>`, `c:<ref>`, `s:<ref>:<i>`, `a:<ref>:<i>:<o>:<fp>`, `u:<ref>:<i>:<fp>`,
-//! `k:<ref>:<i>:<fp>`, `r:<ref>`, `x:<ref>`, `f:<ref>`, `n`, and for people: `m:<ref>:<i>:<fp>` (note),
+//! `k:<ref>:<i>:<fp>`, `r:<ref>`, `x:<ref>`, `w:<ref>:<fp>` (request changes), `f:<ref>`, `n`, and for people: `m:<ref>:<i>:<fp>` (note),
 //! `d:<ref>:<i>:<fp>` (delegate: pick a person), `g:<ref>:<i>:<user>:<fp>` (delegate to that user id),
 //! `b:<ref>:<i>:<fp>` (take back), `v:<ref>:<fp>` (sign off). The longest is 54 bytes (`g:` with a 20-digit
 //! user id).
@@ -86,6 +86,8 @@ pub enum Callback {
     Review { plan: PlanRef },
     /// Submit the plan, with the answers the view showed (`seen::of_answers`).
     Submit { plan: PlanRef, seen: String },
+    /// 🔁 Request changes: ask for the owner's request, on the answers the view showed (`seen::of_answers`).
+    RequestChanges { plan: PlanRef, seen: String },
     /// 📄 Full context: send the plan's file as a document.
     FullContext { plan: PlanRef },
     /// 💬 Note: ask for a note on the decision; `seen` = fingerprint(decision id).
@@ -138,6 +140,7 @@ impl Callback {
             Self::Skip { plan, index, seen } => format!("k:{plan}:{index}:{seen}"),
             Self::Review { plan } => format!("r:{plan}"),
             Self::Submit { plan, seen } => format!("x:{plan}:{seen}"),
+            Self::RequestChanges { plan, seen } => format!("w:{plan}:{seen}"),
             Self::FullContext { plan } => format!("f:{plan}"),
             Self::Note { plan, index, seen } => format!("m:{plan}:{index}:{seen}"),
             Self::DelegateMenu { plan, index, seen } => format!("d:{plan}:{index}:{seen}"),
@@ -194,6 +197,10 @@ impl Callback {
                 plan: plan_field(plan)?,
             },
             ["x", plan, seen] => Self::Submit {
+                plan: plan_field(plan)?,
+                seen: hex(seen, FINGERPRINT_LEN)?,
+            },
+            ["w", plan, seen] => Self::RequestChanges {
                 plan: plan_field(plan)?,
                 seen: hex(seen, FINGERPRINT_LEN)?,
             },
@@ -290,6 +297,10 @@ mod tests {
             },
             Callback::Review { plan: plan() },
             Callback::Submit {
+                plan: plan(),
+                seen: seen.clone(),
+            },
+            Callback::RequestChanges {
                 plan: plan(),
                 seen: seen.clone(),
             },

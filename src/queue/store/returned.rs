@@ -80,6 +80,15 @@ impl Queue {
         Ok(dest)
     }
 
+    /// Revision `n` of plan `id` as kept in revisions/, if it is there and reads.
+    #[must_use]
+    pub fn kept_revision(&self, id: &str, n: u32) -> Option<crate::plan::Plan> {
+        let path = self
+            .revisions_dir()
+            .join(format!("{}.r{n}.md", file_component(id)));
+        load(&path, Location::Completed).ok().map(|l| l.plan)
+    }
+
     /// Puts revision `text` of the plan `previous` (read as `before`) back into the queue, under the plan's lock:
     /// a pending plan's file is swapped for it only if it still holds `before`; a plan sent back is added to
     /// pending/ as `name`, then its file in returned/ is removed.
