@@ -27,6 +27,7 @@ mod daemon_edges;
 mod daemon_faults;
 mod daemon_groups;
 mod daemon_people;
+mod daemon_revise;
 mod daemon_stats;
 mod examples;
 mod mcp;

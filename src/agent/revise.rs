@@ -66,6 +66,8 @@ fn revise_text(
     now: &str,
 ) -> Result<Pushed, AgentError> {
     let new = parse(text, id).map_err(|d| invalid(source, &d.to_string()))?;
+    // What is revised first: an unknown, completed or foreign plan is named as such.
+    previous(queue, id, &new, source)?;
     if new.id != id {
         return Err(invalid(
             source,
