@@ -631,4 +631,6 @@ mod kind_tests;
 #[cfg(test)]
 mod people_tests;
 #[cfg(test)]
+mod revise_tests;
+#[cfg(test)]
 mod tests;
