@@ -39,5 +39,6 @@ mod web_browser;
 mod web_login;
 mod web_pages;
 mod web_rebinding;
+mod web_revise;
 mod web_security;
 mod web_wiring;
