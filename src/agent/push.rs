@@ -89,10 +89,14 @@ pub(super) fn invalid(source: &str, msg: &str) -> AgentError {
 }
 
 fn fresh_id(queue: &Queue) -> Result<String, AgentError> {
-    let mut taken: HashSet<String> = HashSet::new();
-    for scan in [queue.scan_pending()?, queue.scan_completed()?] {
-        taken.extend(scan.plans.into_iter().map(|l| l.plan.id.clone()));
-    }
+    let mut taken: HashSet<String> = queue.completed_ids()?.into_iter().collect();
+    taken.extend(
+        queue
+            .scan_pending()?
+            .plans
+            .iter()
+            .map(|l| l.plan.id.clone()),
+    );
     Ok(id::fresh(|id| taken.contains(id)))
 }
 

@@ -21,7 +21,8 @@ async fn visible_plans(ctx: &Ctx, user: u64) -> Result<(Vec<Plan>, Vec<Plan>), S
     let ctx2 = ctx.clone();
     let read = move || -> Result<_, StoreError> {
         let queue = ctx2.queue();
-        let completed = queue.scan_completed()?;
+        let since = chrono::Utc::now() - chrono::Duration::days(i64::from(STATS_DAYS) + 1);
+        let completed = queue.scan_completed_since(since)?;
         let mut pending = queue.scan_pending()?;
         ctx2.admit(&mut pending);
         let mine = |scan: &crate::queue::Scan| -> Vec<Plan> {

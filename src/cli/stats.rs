@@ -19,7 +19,7 @@ pub fn run(queue: Option<&Path>, since: Option<&str>, json: bool) -> Result<(), 
     let since = parse_since(since.unwrap_or(DEFAULT_SINCE), now).map_err(AgentError::Invalid)?;
     let queue = super::open_queue(queue)?;
     let pending = queue.scan_pending()?;
-    let completed = queue.scan_completed()?;
+    let completed = queue.scan_completed_since(since)?;
     for problem in pending.problems.iter().chain(&completed.problems) {
         eprintln!("arbiter: warning: {}", problem.diagnostic);
     }

@@ -99,9 +99,30 @@ fn read_index(path: &Path) -> Option<(Header, String)> {
     (header.version == VERSION).then(|| (header, rest.to_owned()))
 }
 
-/// The completed plans whose index line contains `needle` (lowercase, as it is written in JSON), or all of them;
-/// the index is brought up to date first. Files that don't read as plans are left out (`arbiter lint` names them).
+/// The completed plans whose searchable text contains `needle` (case-insensitive), or all of them; the index is
+/// brought up to date first. Files that don't read as plans are left out (`arbiter lint` names them).
 pub fn search(queue: &Queue, needle: Option<&str>) -> io::Result<Vec<Record>> {
+    Ok(matching(&refreshed(queue)?, needle))
+}
+
+/// What the listing of completed/ needs of a plan (a line of the index read without its text).
+#[derive(Debug, Deserialize)]
+struct Brief {
+    file: String,
+    len: u64,
+    id: String,
+    completed_at: Option<String>,
+}
+
+fn briefs(queue: &Queue) -> io::Result<Vec<Brief>> {
+    Ok(refreshed(queue)?
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect())
+}
+
+/// The index's lines (one record each, no header), brought up to date with completed/ first.
+fn refreshed(queue: &Queue) -> io::Result<String> {
     let folder = queue.completed_dir();
     let index_path = queue.root().join(INDEX);
     let folder_meta = fs::metadata(&folder)?;
@@ -111,7 +132,7 @@ pub fn search(queue: &Queue, needle: Option<&str>) -> io::Result<Vec<Record>> {
     if let Some((header, lines)) = &indexed {
         let count = fs::read_dir(&folder)?.count();
         if header.folder_mtime == folder_mtime && header.count == count {
-            return Ok(matching(lines, needle));
+            return Ok(lines.clone());
         }
     }
     let mut known: HashMap<String, Record> = indexed
@@ -154,6 +175,7 @@ pub fn search(queue: &Queue, needle: Option<&str>) -> io::Result<Vec<Record>> {
     };
     let mut out = serde_json::to_string(&header).map_err(io::Error::other)?;
     out.push('\n');
+    let start = out.len();
     for r in &records {
         out.push_str(&serde_json::to_string(r).map_err(io::Error::other)?);
         out.push('\n');
@@ -162,11 +184,7 @@ pub fn search(queue: &Queue, needle: Option<&str>) -> io::Result<Vec<Record>> {
     if let Err(e) = super::atomic::write_atomic(&index_path, out.as_bytes()) {
         tracing::debug!(error = %e, "can't write the history index");
     }
-    let needle = needle.map(str::to_lowercase);
-    Ok(records
-        .into_iter()
-        .filter(|r| needle.as_ref().is_none_or(|n| r.text.contains(n.as_str())))
-        .collect())
+    Ok(out.split_off(start))
 }
 
 /// The records among the index's `lines` whose searchable text contains `needle`; a line is parsed only when its
@@ -183,4 +201,50 @@ fn matching(lines: &str, needle: Option<&str>) -> Vec<Record> {
         .filter_map(|l| serde_json::from_str::<Record>(l).ok())
         .filter(|r| needle.as_ref().is_none_or(|n| r.text.contains(n.as_str())))
         .collect()
+}
+
+impl Queue {
+    /// The completed plans whose `completed_at` is at or after `since`, read from their files; which files those
+    /// are comes from the history index, so a period of a few weeks costs what it holds, not what completed/
+    /// holds. Files that don't read are the scan's problems.
+    pub fn scan_completed_since(
+        &self,
+        since: chrono::DateTime<chrono::Utc>,
+    ) -> Result<super::Scan, super::StoreError> {
+        let dir = self.completed_dir();
+        let records = briefs(self).map_err(|source| super::StoreError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        let mut scan = super::Scan::default();
+        for r in records {
+            let done = r
+                .completed_at
+                .as_deref()
+                .and_then(crate::plan::timing::parse_time);
+            if done.is_none_or(|t| t < since) {
+                continue;
+            }
+            match load(&dir.join(&r.file), Location::Completed) {
+                Ok(l) => scan.plans.push(std::sync::Arc::new(l)),
+                Err(super::StoreError::Invalid(diagnostic)) => scan.problems.push(super::Problem {
+                    path: dir.join(&r.file),
+                    diagnostic,
+                    version: (r.len, None),
+                }),
+                // Gone since the index was read: it no longer counts.
+                Err(_) => {}
+            }
+        }
+        Ok(scan)
+    }
+
+    /// The ids of every completed plan, from the history index.
+    pub fn completed_ids(&self) -> Result<Vec<String>, super::StoreError> {
+        let records = briefs(self).map_err(|source| super::StoreError::Io {
+            path: self.completed_dir(),
+            source,
+        })?;
+        Ok(records.into_iter().map(|r| r.id).collect())
+    }
 }

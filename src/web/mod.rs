@@ -10,6 +10,7 @@
 pub(crate) mod auth;
 mod bulk;
 mod guard;
+mod history_page;
 mod layout;
 pub(crate) mod markdown;
 mod origin;
@@ -305,6 +306,7 @@ fn router(web: Web) -> Router {
         .route("/plan/request-changes", post(plan_page::request_changes))
         .route("/bulk", get(bulk::show).post(bulk::answer))
         .route("/stats", get(stats_page::show))
+        .route("/history", get(history_page::show))
         .route("/events", get(pages::events))
         .layer(axum::middleware::map_response(
             move |response: axum::response::Response| guard::headers(response, frame_ancestors),

@@ -31,10 +31,12 @@ pub async fn show(State(web): State<Web>, jar: CookieJar) -> Response {
         .map(|l| l.plan.clone())
         .collect();
     let queue = web.actions.queue().clone();
-    let completed = match tokio::task::spawn_blocking(move || queue.scan_completed()).await {
-        Ok(Ok(scan)) => scan.plans,
-        _ => Vec::new(),
-    };
+    let period = chrono::Utc::now() - chrono::Duration::days(DAYS + 1);
+    let completed =
+        match tokio::task::spawn_blocking(move || queue.scan_completed_since(period)).await {
+            Ok(Ok(scan)) => scan.plans,
+            _ => Vec::new(),
+        };
     let completed: Vec<Plan> = completed
         .iter()
         .filter(|l| {
