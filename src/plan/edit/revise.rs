@@ -130,3 +130,81 @@ fn carried_fields(d: &Decision) -> Vec<(&'static str, String)> {
     fields.push(("carried", "true".to_owned()));
     fields
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::parse;
+
+    const PREVIOUS: &str = "---\nid: p1\nagent: a\nrevision: 1\nstatus: changes_requested\nfeedback: \"Rename: it\"\nfeedback_by: 42\nfeedback_at: 2026-02-01T10:00:00Z\n---\n# T\n\n## Keep\n\nid: keep\nstatus: answered\nanswer: x\nanswered_at: 2026-02-01T09:00:00Z\nanswered_by: 42\n\n**Options:**\n- `x` — X\n- `y` — Y\n\n## Skipped\n\nid: skipped\nstatus: skipped\n\n**Options:**\n- `a` — A\n\n## Relabelled\n\nid: relabelled\nstatus: answered\nanswer: a\n\n**Options:**\n- `a` — A\n\n## Proposal\n\nid: proposal\nkind: edit\nstatus: answered\nanswer: ls\nedited: false\n\n**Proposal:**\n\n```bash\nls\n```\n";
+
+    const NEW: &str = "---\n# the agent's own comment\ntitle: T2\n---\n# T2\n\n## Keep\n\nid: keep\n\n**Context:** new words\n\n**Options:**\n- `x` — X\n- `y` — Y\n\n## Skipped\n\nid: skipped\n\n**Options:**\n- `a` — A\n\n## Relabelled\n\nid: relabelled\n\n**Options:**\n- `a` — A, renamed\n\n## Proposal\n\nid: proposal\nkind: edit\n\n**Proposal:**\n\n```bash\nls -la\n```\n";
+
+    #[test]
+    fn unchanged_decisions_carry_their_answers_and_the_rest_is_pending_again() {
+        let previous = parse(PREVIOUS, "p1").unwrap();
+        let (text, plan, carried) = revise(NEW, &previous).unwrap();
+        assert_eq!(carried, ["keep", "skipped"]);
+        assert!(
+            text.starts_with("---\n# the agent's own comment\ntitle: T2\n"),
+            "{text}"
+        );
+        assert_eq!((plan.id.as_str(), plan.revision), ("p1", 2));
+        assert_eq!(plan.agent.as_deref(), Some("a"));
+        assert_eq!(plan.feedback, previous.feedback);
+        let keep = plan.decision("keep").unwrap();
+        assert_eq!(
+            (
+                keep.status,
+                keep.answer.as_deref(),
+                keep.answered_by.as_deref(),
+                keep.carried
+            ),
+            (DecisionStatus::Answered, Some("x"), Some("42"), true)
+        );
+        assert_eq!(
+            keep.context, "new words",
+            "a new context alone does not stop the carry"
+        );
+        assert_eq!(
+            plan.decision("skipped").unwrap().status,
+            DecisionStatus::Skipped
+        );
+        // A label changed, a proposal changed: pending again.
+        for id in ["relabelled", "proposal"] {
+            let d = plan.decision(id).unwrap();
+            assert_eq!(
+                (d.status, d.carried),
+                (DecisionStatus::Pending, false),
+                "{id}"
+            );
+        }
+        assert_eq!(plan.status, PlanStatus::InProgress);
+        assert_eq!((plan.answered(), plan.remaining()), (1, 2));
+        assert!(
+            text.contains("total: 4\nanswered: 1\nremaining: 2\n"),
+            "{text}"
+        );
+        // An answer the owner gives later is theirs: `carried` goes back to false.
+        let (again, _, _) = revise(&text, &plan).unwrap();
+        let answered = crate::plan::apply(
+            &again,
+            "p1",
+            &crate::plan::Edit::Answer {
+                decision: "keep".into(),
+                key: "y".into(),
+                label: "Y".into(),
+            },
+            Some("7"),
+            "2026-02-02T10:00:00Z",
+        )
+        .unwrap();
+        assert!(
+            !parse(&answered, "p1")
+                .unwrap()
+                .decision("keep")
+                .unwrap()
+                .carried
+        );
+    }
+}

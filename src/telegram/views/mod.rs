@@ -203,6 +203,8 @@ mod hostile_tests;
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]
+mod revision_tests;
+#[cfg(test)]
 mod snapshot_tests;
 #[cfg(test)]
 mod test_support;
