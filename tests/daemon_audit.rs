@@ -33,6 +33,8 @@ async fn every_change_has_its_line_before_the_tap_is_answered() {
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect::<String>();
     assert!(lines.contains(r#""action":"answer""#), "{lines}");
+    d.wait_message(|m| m.message_id == id && m.plain.contains("2/3 · Database"))
+        .await;
     d.tap(id, "⏭️ Skip").await;
     d.wait_message(|m| m.message_id == id && m.plain.contains("3/3 · Caching"))
         .await;

@@ -19,6 +19,7 @@ fn name(action: &Action, outcome: &Outcome) -> Option<&'static str> {
         ) => return None,
         (Action::ApplyDeadline, _) => "deadline",
         (Action::Decline { .. }, _) => "decline",
+        (Action::RequestChanges { .. }, _) => "request_changes",
         (_, Outcome::Submitted { .. }) => "submit",
         (_, Outcome::SignedOff(_)) => "sign_off",
         (Action::Answer { .. } | Action::AnswerMulti { .. } | Action::AnswerInput { .. }, _) => {
@@ -37,6 +38,7 @@ fn name(action: &Action, outcome: &Outcome) -> Option<&'static str> {
             | Action::StartCustom { .. }
             | Action::StartNote { .. }
             | Action::StartDelegate { .. }
+            | Action::StartRequestChanges { .. }
             | Action::Submit { .. }
             | Action::SignOff { .. },
             _,
@@ -54,6 +56,7 @@ fn value(action: &Action, plan: &Plan, decision: Option<usize>) -> Option<String
             .and_then(|i| plan.decisions.get(i))
             .and_then(|d| d.answer.clone()),
         Action::Custom { text, .. } | Action::Note { text, .. } => Some(text.clone()),
+        Action::RequestChanges { feedback, .. } => Some(feedback.clone()),
         Action::Delegate { to, .. } => Some(to.to_string()),
         _ => None,
     }
@@ -67,6 +70,7 @@ fn seen(action: &Action) -> Option<&str> {
         | Action::AnswerInput { seen, .. }
         | Action::Approve { seen, .. }
         | Action::Decline { seen }
+        | Action::RequestChanges { seen, .. }
         | Action::Skip { seen, .. }
         | Action::Delegate { seen, .. }
         | Action::TakeBack { seen, .. }
@@ -95,7 +99,8 @@ pub(super) fn record(queue: &Queue, actor: Actor, action: &Action, outcome: &Out
         Outcome::SignedOff(plan)
         | Outcome::Noted(plan)
         | Outcome::Escalated { plan, .. }
-        | Outcome::Submitted { plan, .. } => (plan, None),
+        | Outcome::Submitted { plan, .. }
+        | Outcome::SentBack { plan, .. } => (plan, None),
         _ => return,
     };
     let plan = &loaded.plan;
@@ -106,8 +111,7 @@ pub(super) fn record(queue: &Queue, actor: Actor, action: &Action, outcome: &Out
         actor: &actor,
         action: name,
         plan: &plan.id,
-        // Every plan is its first revision until agents can revise one (`push --revise`).
-        revision: 1,
+        revision: plan.revision,
         decision: decision
             .and_then(|i| plan.decisions.get(i))
             .map(|d| d.id.as_str()),

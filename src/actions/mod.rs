@@ -77,6 +77,13 @@ pub enum Action {
     /// Decline an elicitation plan (`elicitation: true`) as a whole, on the answers the actor saw
     /// (`seen::of_answers`): `outcome: declined`, then completed like a submit.
     Decline { seen: String },
+    /// About to type a request for changes, on the answers the actor saw (`seen::of_answers`): checks they are
+    /// still the ones shown.
+    StartRequestChanges { seen: String },
+    /// Send the plan back to its agent (`🔁 Request changes`) with `feedback`, on the answers the actor saw
+    /// (`seen::of_answers`): `status: changes_requested`, a notify file, and the plan leaves the queue (into
+    /// returned/) until the agent's revision. Approvers only.
+    RequestChanges { seen: String, feedback: String },
     /// Submit the plan (every decision answered or skipped) with the answers the actor saw
     /// (`seen::of_answers`). On a plan that needs sign-offs (`require` > 1) this records the actor's sign-off,
     /// and the last one needed submits.
@@ -141,6 +148,7 @@ impl Action {
                 | Action::StartCustom { .. }
                 | Action::StartNote { .. }
                 | Action::StartDelegate { .. }
+                | Action::StartRequestChanges { .. }
         )
     }
 
@@ -170,6 +178,12 @@ pub enum Outcome {
     SignedOff(Loaded),
     /// The plan is completed: in completed/, with its notify file when notifications are on.
     Submitted {
+        plan: Loaded,
+        notify: Option<PathBuf>,
+    },
+    /// The plan was sent back to its agent with the actor's feedback: in returned/, with its notify file when
+    /// notifications are on.
+    SentBack {
         plan: Loaded,
         notify: Option<PathBuf>,
     },
@@ -405,6 +419,20 @@ impl Actions {
                 }
                 Edit::Decline
             }
+            Action::StartRequestChanges { seen } => {
+                if seen::of_answers(plan) != *seen {
+                    return Err(Stop::Stale);
+                }
+                return Err(Stop::Current);
+            }
+            Action::RequestChanges { seen, feedback } => {
+                if seen::of_answers(plan) != *seen {
+                    return Err(Stop::Stale);
+                }
+                Edit::RequestChanges {
+                    feedback: feedback.clone(),
+                }
+            }
             Action::Delegate { decision, to, seen } => {
                 let d = seen_decision(decision, seen)?;
                 let Actor::User(by) = actor else {
@@ -462,6 +490,9 @@ impl Actions {
         match edited {
             Ok(queue::Edited::Written(queue::Outcome::Completed { plan, notify })) => {
                 Outcome::Submitted { plan, notify }
+            }
+            Ok(queue::Edited::Written(queue::Outcome::Returned { plan, notify })) => {
+                Outcome::SentBack { plan, notify }
             }
             Ok(queue::Edited::Written(queue::Outcome::Edited(plan))) => {
                 let decision = match action {
@@ -599,5 +630,7 @@ fn tell(actor: Actor, before: &[u64], after: &Plan, decision: usize, action: &Ac
 mod kind_tests;
 #[cfg(test)]
 mod people_tests;
+#[cfg(test)]
+mod revise_tests;
 #[cfg(test)]
 mod tests;

@@ -8,6 +8,7 @@ pub mod notifications;
 mod push;
 mod queue_dir;
 pub(crate) mod report;
+mod revise;
 pub(crate) mod spec;
 mod wait;
 
@@ -18,6 +19,7 @@ use crate::queue::StoreError;
 
 pub use push::{Pushed, push, push_spec};
 pub use queue_dir::resolve_queue_dir;
+pub use revise::{revise, revise_spec};
 pub use wait::{WaitOutcome, wait_for_completion};
 
 /// Why an agent command failed. The display text is what the agent reads.

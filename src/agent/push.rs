@@ -19,6 +19,9 @@ use super::{AgentError, fill, id};
 pub struct Pushed {
     pub id: String,
     pub path: PathBuf,
+    /// The revision number, for a revision (`push --revise`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revision: Option<u32>,
 }
 
 /// Pushes `text`, a Markdown plan or (when its first non-blank character is `{`) a JSON plan spec. `source`
@@ -70,7 +73,7 @@ pub fn push_spec(
     write(queue, &plan, &text, source, now)
 }
 
-fn invalid(source: &str, msg: &str) -> AgentError {
+pub(super) fn invalid(source: &str, msg: &str) -> AgentError {
     if source.is_empty() {
         AgentError::Invalid(msg.to_owned())
     } else {
@@ -110,6 +113,23 @@ fn write(
             "the plan says `status: completed`: push a pending plan",
         ));
     }
+    if plan.status == PlanStatus::ChangesRequested {
+        return Err(invalid(
+            source,
+            "the plan says `status: changes_requested`: push a pending plan",
+        ));
+    }
+    if let Some(returned) = queue.find_returned(&plan.id)? {
+        return Err(invalid(
+            source,
+            &format!(
+                "plan `{}` was sent back for changes ({}): revise it with `arbiter push --revise {}`",
+                plan.id,
+                returned.path.display(),
+                plan.id
+            ),
+        ));
+    }
     if let Some(other) = queue
         .scan_pending()?
         .plans
@@ -133,7 +153,7 @@ fn write(
                 actor: &actor,
                 action: "push",
                 plan: &plan.id,
-                revision: 1,
+                revision: plan.revision,
                 file: text.as_bytes(),
                 ..Change::default()
             };
@@ -145,6 +165,7 @@ fn write(
             Ok(Pushed {
                 id: plan.id.clone(),
                 path,
+                revision: None,
             })
         }
         Err(StoreError::Io { path, source: e }) if e.kind() == io::ErrorKind::AlreadyExists => {

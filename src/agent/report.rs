@@ -15,7 +15,7 @@ use crate::queue::{Loaded, Location};
 pub struct StatusReport {
     pub id: String,
     pub title: String,
-    /// pending | in_progress | completed
+    /// pending | in_progress | completed | changes_requested
     pub status: String,
     /// low | normal | high | urgent
     pub priority: String,
@@ -23,8 +23,20 @@ pub struct StatusReport {
     pub agent: Option<String>,
     pub session: Option<String>,
     pub notify_session: Option<String>,
-    /// The folder the file is in: pending | completed
+    /// The folder the file is in: pending | completed | returned (sent back, waiting for a revision)
     pub location: String,
+    /// 1 for a plan as first pushed, N+1 for the agent's revision of revision N.
+    pub revision: u32,
+    /// The owner's request for changes: on a plan sent back (`status: changes_requested`), and on the revision
+    /// that answers it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<String>,
+    /// Telegram user id of whoever asked for the changes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feedback_by: Option<String>,
+    /// When the changes were asked for (RFC 3339, UTC).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feedback_at: Option<String>,
     pub path: PathBuf,
     pub created_at: Option<String>,
     pub updated_at: Option<String>,
@@ -102,11 +114,11 @@ impl StatusReport {
             agent: p.agent.clone(),
             session: p.session.clone(),
             notify_session: p.notify_session.clone(),
-            location: match loaded.location {
-                Location::Pending => "pending",
-                Location::Completed => "completed",
-            }
-            .to_owned(),
+            location: loaded.location.as_str().to_owned(),
+            revision: p.revision,
+            feedback: p.feedback.as_ref().map(|f| f.text.clone()),
+            feedback_by: p.feedback.as_ref().and_then(|f| f.by.clone()),
+            feedback_at: p.feedback.as_ref().and_then(|f| f.at.clone()),
             path: loaded.path.clone(),
             created_at: p.created_at.clone(),
             updated_at: p.updated_at.clone(),
@@ -131,6 +143,17 @@ impl StatusReport {
         let mut out = format!("{}  {}\n", self.id, self.title);
         let _ = writeln!(out, "status:    {} (in {}/)", self.status, self.location);
         let _ = writeln!(out, "priority:  {}", self.priority);
+        if self.revision > 1 {
+            let _ = writeln!(out, "revision:  {}", self.revision);
+        }
+        if let Some(feedback) = &self.feedback {
+            let by = self
+                .feedback_by
+                .as_deref()
+                .map(|b| format!(" (by {b})"))
+                .unwrap_or_default();
+            let _ = writeln!(out, "feedback:  {}{by}", one_line(feedback));
+        }
         if let Some(tag) = &self.tag {
             let _ = writeln!(out, "tag:       {tag}");
         }

@@ -1,4 +1,4 @@
-//! `arbiter await` / `arbiter_await`: block until a plan is completed, woken by file events with polling as
+//! `arbiter await` / `arbiter_await`: block until a plan is completed (or sent back for changes), woken by file events with polling as
 //! the fallback.
 
 use std::time::Duration;
@@ -23,6 +23,8 @@ const GRACE: Duration = Duration::from_millis(300);
 pub enum WaitOutcome {
     /// The plan is completed; its final state.
     Completed(Loaded),
+    /// The owner sent the plan back with feedback (`status: changes_requested`): the agent revises it.
+    ChangesRequested(Loaded),
     /// The timeout came first; the plan as last seen.
     TimedOut(Loaded),
 }
@@ -36,12 +38,19 @@ pub async fn wait_for_completion(
 ) -> Result<WaitOutcome, AgentError> {
     let deadline = timeout.map(|t| Instant::now() + t);
     // Watch first, then look: a completion between the two still wakes us.
-    let dirs = [queue.pending_dir(), queue.completed_dir()];
+    let dirs = [
+        queue.pending_dir(),
+        queue.completed_dir(),
+        queue.returned_dir(),
+    ];
     let (_watch, mut wake) = watcher::watch(&dirs, Mode::Events { poll: POLL });
     let mut last = queue.find(id)?;
     loop {
         if last.location == Location::Completed {
             return Ok(WaitOutcome::Completed(last));
+        }
+        if last.location == Location::Returned || last.plan.status == PlanStatus::ChangesRequested {
+            return Ok(WaitOutcome::ChangesRequested(last));
         }
         if last.plan.status == PlanStatus::Completed {
             return Ok(WaitOutcome::Completed(settle(queue, id, last).await));

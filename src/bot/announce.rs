@@ -125,7 +125,18 @@ async fn announce(
         if held.is_empty() && recent.len() < BURST_LIMIT {
             recent.push_back(Instant::now());
             let silent = quiet(ctx, [&plan.plan]);
-            let view = |plans: &[&Plan]| burst_view(heads, plans);
+            // A revision alone is announced with what changed since the revision before it.
+            let previous = match heads {
+                Heads::New if plan.plan.revision > 1 => ctx
+                    .actions
+                    .queue()
+                    .kept_revision(&plan.plan.id, plan.plan.revision - 1),
+                _ => None,
+            };
+            let view = |plans: &[&Plan]| match (&previous, plans) {
+                (Some(before), [one]) => views::revision_announcement(one, before),
+                _ => burst_view(heads, plans),
+            };
             to_approvers(ctx, &[&plan.plan], view, silent).await;
         } else {
             held.push((heads, plan));

@@ -159,6 +159,7 @@ impl Tap<'_> {
                     }
                     Screen::File => self.send_file(&l).await,
                     Screen::Toggle(index, option) => self.toggled(&l.plan, index, option).await,
+                    Screen::RequestChangesPrompt => self.start_request_changes(&l.plan).await,
                     Screen::DelegatePicker(index) => {
                         let view = views::delegate_picker(&l.plan, index, &self.viewer(&l.plan));
                         self.settled(&view).await;
@@ -227,6 +228,12 @@ impl Tap<'_> {
                 self.ctx.tell_signers_done(self.user(), &plan.plan).await;
                 let _ = self.ctx.rescan().await;
             }
+            Outcome::SentBack { plan, .. } => {
+                tracing::info!(plan = %plan.plan.id, "plan sent back");
+                self.answer(Some("🔁 Sent back"), false).await;
+                self.show(&views::sent_back(&plan.plan)).await;
+                let _ = self.ctx.rescan().await;
+            }
             Outcome::Stale(l) => {
                 tracing::info!(plan = %l.plan.id, decision = ?screen.decision(), "stale view refused");
                 self.answer(Some(STALE), true).await;
@@ -287,7 +294,7 @@ impl Tap<'_> {
         self.answer(None, false).await;
         let prompt = match reply {
             Reply::Answer => views::custom_prompt(plan, index),
-            Reply::Note => views::note_prompt(plan, index),
+            Reply::Note | Reply::RequestChanges => views::note_prompt(plan, index),
         };
         if reply == Reply::Answer && d.kind.is_typed() {
             // A typed answer is taken for the decision exactly as this prompt shows it.
@@ -318,6 +325,29 @@ impl Tap<'_> {
             plan_id: plan.id.clone(),
             decision_id: d.id.clone(),
             reply,
+            prompt: sent.ok().map(|m| m.0),
+        };
+        self.ctx.state.start_custom(self.q.from.id.0, mode);
+    }
+
+    /// 🔁 Request changes: the force-reply prompt; the owner's next message (or reply to it) is the request, taken
+    /// on the answers checked just now.
+    async fn start_request_changes(&self, plan: &Plan) {
+        self.answer(None, false).await;
+        let sent = self
+            .ctx
+            .api
+            .send(
+                self.chat,
+                &views::request_changes_prompt(plan),
+                false,
+                super::api::Patience::Interactive,
+            )
+            .await;
+        let mode = CustomMode {
+            plan_id: plan.id.clone(),
+            decision_id: crate::actions::seen::of_answers(plan),
+            reply: Reply::RequestChanges,
             prompt: sent.ok().map(|m| m.0),
         };
         self.ctx.state.start_custom(self.q.from.id.0, mode);

@@ -53,6 +53,7 @@ pub async fn handle(ctx: &Ctx, msg: Message) {
             let text = match was.map(|m| m.reply) {
                 Some(Reply::Answer) => "Custom answer cancelled\\.",
                 Some(Reply::Note) => "Note cancelled\\.",
+                Some(Reply::RequestChanges) => "Request for changes cancelled\\.",
                 None => "Nothing to cancel\\.",
             };
             send(ctx, chat, &views::View::text_only(text)).await;
@@ -85,6 +86,10 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
             to: Typed::Id(mode.decision_id.clone()),
             text: text.to_owned(),
         },
+        (Reply::RequestChanges, _) => Action::RequestChanges {
+            seen: mode.decision_id.clone(),
+            feedback: text.to_owned(),
+        },
     };
     let outcome = ctx.act(Actor::User(user), &mode.plan_id, action).await;
     if let Some(refusal) = outcome.input_refusal() {
@@ -93,7 +98,8 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
         return send(ctx, chat, &views::input_refused(refusal)).await;
     }
     if let Outcome::NotRecorded {
-        error: StoreError::Edit(EditError::EmptyAnswer | EditError::EmptyNote),
+        error:
+            StoreError::Edit(EditError::EmptyAnswer | EditError::EmptyNote | EditError::EmptyFeedback),
         ..
     } = outcome
     {
@@ -117,7 +123,7 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
             let viewer = ctx.viewer(user, plan);
             let view = match mode.reply {
                 Reply::Answer => next_view(plan, decision, &views::Drawn::to(&viewer)),
-                Reply::Note => views::decision(
+                Reply::Note | Reply::RequestChanges => views::decision(
                     plan,
                     decision,
                     Some("💬 Note saved"),
@@ -126,6 +132,14 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
             };
             send(ctx, chat, &view).await;
             ctx.tell(user, plan, decision, &tell).await;
+        }
+        Outcome::SentBack { plan, .. } => {
+            tracing::info!(plan = %plan.plan.id, user, "plan sent back with a request for changes");
+            if let Some(p) = mode.prompt {
+                ctx.state.forget_prompt(p);
+            }
+            send(ctx, chat, &views::sent_back(&plan.plan)).await;
+            let _ = ctx.rescan().await;
         }
         Outcome::Gone => {
             send(ctx, chat, &views::not_found()).await;

@@ -94,6 +94,9 @@ pub enum Reply {
     Answer,
     /// 💬 Note: the decision's note (the answer stays).
     Note,
+    /// 🔁 Request changes: the owner's request for changes to the whole plan (`decision_id` then holds the
+    /// fingerprint of the answers the review showed, `seen::of_answers`).
+    RequestChanges,
 }
 
 /// The owner asked to type a custom answer (or a note) for this decision.

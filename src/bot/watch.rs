@@ -189,7 +189,7 @@ fn absorb(ctx: &Ctx, mut scan: Scan, notices: &mpsc::UnboundedSender<Notice>) ->
         let mut announced = ctx.state.lock_announced();
         fresh
             .into_iter()
-            .filter(|l| !announced.contains(&l.plan.id) && announced.insert(l.plan.id.clone()))
+            .filter(|l| announced.insert(announce_key(&l.plan)))
             .collect()
     };
     for p in problems_to_warn(&ctx.state, &scan.problems, Instant::now(), PROBLEM_SETTLE) {
@@ -201,6 +201,16 @@ fn absorb(ctx: &Ctx, mut scan: Scan, notices: &mpsc::UnboundedSender<Notice>) ->
         ctx.state.set_snapshot(Snapshot::new(scan.plans));
     }
     new
+}
+
+/// What the announced set remembers of a plan: its id, and for a revision (`revision` > 1) its number too, so
+/// that each revision the agent pushes is announced once.
+fn announce_key(plan: &crate::plan::Plan) -> String {
+    if plan.revision > 1 {
+        format!("{}\0r{}", plan.id, plan.revision)
+    } else {
+        plan.id.clone()
+    }
 }
 
 /// The plans of `now` that `before` does not hold as the same read (the same `Arc`), and whether the two differ

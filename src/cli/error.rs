@@ -19,6 +19,9 @@ pub mod exit {
     pub const INVALID: u8 = 2;
     /// `arbiter await` reached its timeout before the plan was completed.
     pub const TIMEOUT: u8 = 3;
+    /// `arbiter await`: the owner sent the plan back with feedback (`status: changes_requested`); revise it with
+    /// `arbiter push --revise`.
+    pub const CHANGES_REQUESTED: u8 = 4;
     /// `arbiter hook claude-code` could not ask and answered `ask`: Claude Code reads the answer only on exit 0
     /// (and an exit 2 would block the tool call on `PreToolUse`).
     pub const HOOK_FELL_BACK: u8 = 0;
@@ -49,6 +52,9 @@ pub enum CliError {
     /// `await` gave up; the text says how far the plan got.
     #[error("{0}")]
     TimedOut(String),
+    /// `await`: the plan was sent back; the text holds the feedback.
+    #[error("{0}")]
+    ChangesRequested(String),
     /// `audit verify` (or `export`) found the chain broken.
     #[error(transparent)]
     Audit(#[from] crate::queue::audit::Broken),
@@ -78,6 +84,7 @@ impl CliError {
             ) => exit::INVALID,
             CliError::WebLogin(e) if e.is_invalid_input() => exit::INVALID,
             CliError::TimedOut(_) => exit::TIMEOUT,
+            CliError::ChangesRequested(_) => exit::CHANGES_REQUESTED,
             CliError::Hook(_) => exit::HOOK_FELL_BACK,
             CliError::Agent(_)
             | CliError::Config(_)
@@ -115,6 +122,7 @@ mod tests {
             (CliError::Init(InitError::NoUsers), 2),
             (CliError::WebLogin(WebLoginError::NotAllowed(666)), 2),
             (CliError::TimedOut("timed out".into()), 3),
+            (CliError::ChangesRequested("changes requested".into()), 4),
             (CliError::Agent(AgentError::NoQueue), 1),
             (CliError::Config(ConfigError::NoHome), 1),
             (CliError::Lint(2), 1),

@@ -69,6 +69,10 @@ pub enum Command {
         /// Print `{"id": ..., "path": ...}`.
         #[arg(long)]
         json: bool,
+        /// Push the next revision of plan ID (sent back for changes, or still pending): it keeps its id, the
+        /// answers of unchanged decisions are carried over, the previous revision is kept in revisions/.
+        #[arg(long, value_name = "ID")]
+        revise: Option<String>,
     },
     /// A plan's status and counts (pending/ or completed/).
     Status {
@@ -82,7 +86,8 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Wait until a plan is completed, then print its answers like `get` (exit 3 on timeout).
+    /// Wait until a plan is completed, then print its answers like `get` (exit 3 on timeout; exit 4 with the
+    /// owner's feedback when the plan is sent back for changes).
     Await {
         id: String,
         /// Give up after this long: `90`, `30s`, `10m`, `2h`, `1h30m` (default: wait forever).
@@ -180,7 +185,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Init(args) => init::run(args, cli.queue),
         Command::Hook { command } => Ok(hook::run(queue, command)?),
         Command::Demo => Ok(crate::demo::run(&mut std::io::stdout())?),
-        Command::Push { file, json } => push::run(queue, &file, json),
+        Command::Push { file, json, revise } => push::run(queue, &file, json, revise.as_deref()),
         Command::Status { id, json } => show::status(queue, &id, json),
         Command::Get { id, json } => show::get(queue, &id, json),
         Command::Await { id, timeout, json } => wait::run(queue, &id, timeout, json),

@@ -1,4 +1,4 @@
-//! `arbiter push FILE|-`.
+//! `arbiter push [--revise ID] FILE|-`.
 
 use std::io::Read;
 use std::path::Path;
@@ -6,7 +6,12 @@ use std::path::Path;
 use super::CliError;
 use crate::agent::{self, AgentError};
 
-pub fn run(queue: Option<&Path>, file: &Path, json: bool) -> Result<(), CliError> {
+pub fn run(
+    queue: Option<&Path>,
+    file: &Path,
+    json: bool,
+    revise: Option<&str>,
+) -> Result<(), CliError> {
     let (text, source) = if file == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -25,7 +30,11 @@ pub fn run(queue: Option<&Path>, file: &Path, json: bool) -> Result<(), CliError
         (utf8(bytes, &source)?, source)
     };
     let queue = super::open_queue(queue)?;
-    let pushed = agent::push(&queue, &text, &source, &crate::clock::now())?;
+    let now = crate::clock::now();
+    let pushed = match revise {
+        Some(id) => agent::revise(&queue, id, &text, &source, &now)?,
+        None => agent::push(&queue, &text, &source, &now)?,
+    };
     if json {
         super::print_json(&pushed)?;
     } else {

@@ -27,6 +27,19 @@ pub fn run(
             super::show::print_answers(&AnswersReport::of(&loaded), json)?;
             Ok(())
         }
+        // The report (with `feedback`) on stdout, like a completion, and exit code 4: the agent revises.
+        WaitOutcome::ChangesRequested(loaded) => {
+            super::show::print_answers(&AnswersReport::of(&loaded), json)?;
+            let feedback = loaded
+                .plan
+                .feedback
+                .as_ref()
+                .map_or("", |f| f.text.as_str());
+            Err(CliError::ChangesRequested(format!(
+                "changes requested on plan `{id}`: {}",
+                feedback.replace(['\n', '\r'], " ")
+            )))
+        }
         WaitOutcome::TimedOut(loaded) => {
             let p = &loaded.plan;
             Err(CliError::TimedOut(format!(

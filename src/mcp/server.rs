@@ -119,6 +119,17 @@ fn push_schema() -> Arc<JsonObject> {
             }),
         );
     }
+    if let Some(serde_json::Value::Object(properties)) = schema.get_mut("properties") {
+        properties.insert(
+            "revise".into(),
+            serde_json::json!({
+                "type": "string",
+                "description": "Push this plan as the next revision of the plan with this id (sent back with \
+                                changes_requested, or still pending): it keeps the id, unchanged decisions keep \
+                                their answers."
+            }),
+        );
+    }
     schema.insert(
         "anyOf".into(),
         serde_json::json!([
@@ -148,22 +159,37 @@ impl ArbiterServer {
                        edit (`proposal` + optional `language`, format: json; answered with the final text and \
                        `edited`). An MCP elicitation request (`message` + `requestedSchema`) is accepted too. \
                        `approvers` (names or user ids) limits who may answer; `require: N` needs N approvers to \
-                       sign off.",
+                       sign off. `revise: ID` pushes the next revision of plan ID (after arbiter_await returned \
+                       changes_requested, or to change a pending plan): same id, unchanged decisions keep their \
+                       answers.",
         input_schema = push_schema()
     )]
-    async fn arbiter_push(&self, extensions: Extensions, args: JsonObject) -> ToolResult {
+    async fn arbiter_push(&self, extensions: Extensions, mut args: JsonObject) -> ToolResult {
+        let revise = match args.remove("revise") {
+            None | Some(serde_json::Value::Null) => None,
+            Some(serde_json::Value::String(id)) => Some(id),
+            Some(_) => {
+                return Err(message(&AgentError::Invalid(
+                    "`revise` must be a plan id (a string)".into(),
+                )));
+            }
+        };
         let mut spec = spec::from_value(serde_json::Value::Object(args))
             .map_err(|e| message(&AgentError::Invalid(e.to_string())))?;
         if spec.agent.is_none() {
             spec.agent = CallerAgent::of(&extensions).map(str::to_owned);
         }
-        let pushed = agent::push_spec(&self.queue, &spec, "", &crate::clock::now())
-            .map_err(|e| message(&e))?;
+        let now = crate::clock::now();
+        let pushed = match revise {
+            Some(id) => agent::revise_spec(&self.queue, &id, &spec, "", &now),
+            None => agent::push_spec(&self.queue, &spec, "", &now),
+        }
+        .map_err(|e| message(&e))?;
         structured(&pushed)
     }
 
     #[tool(
-        description = "A plan's status (pending, in_progress, completed) and its counts: total, answered, \
+        description = "A plan's status (pending, in_progress, completed, changes_requested) and its counts: total, answered, \
                           skipped, remaining."
     )]
     async fn arbiter_status(&self, Parameters(args): Parameters<IdArgs>) -> ToolResult {
@@ -184,7 +210,9 @@ impl ArbiterServer {
 
     #[tool(
         description = "Wait until the human has submitted the plan, at most timeout_seconds (default 50, max \
-                          600). Returns the answers like arbiter_get when completed; otherwise the status with \
+                          600). Returns the answers like arbiter_get when completed; when the human sent it \
+                          back, at once with `status` changes_requested and `feedback` (what to change): push a \
+                          revision with arbiter_push and `revise` set to the id; otherwise the status with \
                           `status` pending or in_progress: call again. With a progressToken it sends \
                           notifications/progress while it waits (at once, then every 15 s)."
     )]
@@ -217,7 +245,9 @@ impl ArbiterServer {
             None => wait.await,
         };
         match outcome {
-            Ok(WaitOutcome::Completed(loaded)) => structured(&AnswersReport::of(&loaded)),
+            Ok(WaitOutcome::Completed(loaded) | WaitOutcome::ChangesRequested(loaded)) => {
+                structured(&AnswersReport::of(&loaded))
+            }
             Ok(WaitOutcome::TimedOut(loaded)) => structured(&NotYet {
                 plan: StatusReport::of(&loaded),
                 message: format!(

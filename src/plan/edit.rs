@@ -11,11 +11,13 @@ mod deadline;
 mod decision;
 mod owned_keys;
 mod patch;
+mod revise;
 mod signoff;
 
 use deadline::{apply_deadline, due_now};
 use owned_keys::OwnedKeys;
 use patch::Lines;
+pub use revise::{carries, revise};
 pub use signoff::answers_of;
 
 /// A change the human asked for. `Answer` carries the label the human saw, so a tap on a view that the agent has
@@ -47,6 +49,11 @@ pub enum Edit {
     /// An elicitation plan (`elicitation: true`) is declined as a whole: `outcome: declined`, then completed like
     /// a submit, whatever is still pending.
     Decline,
+    /// The owner sends the plan back (`🔁 Request changes`): `status: changes_requested` with `feedback` (exactly as
+    /// typed), `feedback_by` and `feedback_at`; the answers stay as they are.
+    RequestChanges {
+        feedback: String,
+    },
     /// The deadline passed (`on_deadline: submit`): every pending decision gets its `default` (answered) or is
     /// skipped, then the plan is submitted — in one write.
     Deadline,
@@ -114,6 +121,8 @@ pub enum EditError {
     Input(InputRefusal),
     #[error("decision `{decision}` is required: answer it, it can't be skipped")]
     Required { decision: String },
+    #[error("say what the agent should change: the request can't be empty")]
+    EmptyFeedback,
     #[error("only an elicitation request can be declined")]
     NotDeclinable,
     #[error("the edit would leave the file unreadable ({0}); nothing was written")]
@@ -211,7 +220,7 @@ pub fn apply_to(
     }
     let mut file = Lines::new(text);
     decision::write(&mut file, plan, edit, by, now)?;
-    let owned = OwnedKeys::of(plan, edit, now)?;
+    let owned = OwnedKeys::of(plan, edit, by, now)?;
     owned.write(&mut file, plan, &parsed.frontmatter);
     let new_text = file.join();
     // One parse of the result for every read-back check.

@@ -6,7 +6,7 @@ use serde_yaml::{Mapping, Value};
 
 use super::people::{self, Approval};
 use super::timing::{self, Timing};
-use super::{Diagnostic, PlanStatus, Priority};
+use super::{Diagnostic, Feedback, PlanStatus, Priority};
 use super::{fast_yaml, lines};
 use crate::serde_message::without_position;
 
@@ -30,6 +30,10 @@ pub struct Frontmatter {
     pub elicitation: bool,
     /// `outcome`: how a completed plan ended when not by a submit (`declined`).
     pub outcome: Option<String>,
+    /// `revision` (default 1).
+    pub revision: u32,
+    /// `feedback`, `feedback_by`, `feedback_at`.
+    pub feedback: Option<Feedback>,
     /// 0-based line indices of the YAML text.
     pub lines: Range<usize>,
     /// 0-based index of the first body line (after the closing `---`).
@@ -108,7 +112,9 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
         Some(s) => PlanStatus::parse(&s).ok_or_else(|| {
             Diagnostic::new(
                 key_line("status"),
-                format!("unknown status `{s}`: use pending, in_progress or completed"),
+                format!(
+                    "unknown status `{s}`: use pending, in_progress, completed or changes_requested"
+                ),
             )
         })?,
     };
@@ -127,6 +133,23 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
         }
     };
     let outcome = text("outcome")?;
+    let revision = match text("revision")? {
+        None => 1,
+        Some(r) => r.parse::<u32>().ok().filter(|r| *r >= 1).ok_or_else(|| {
+            Diagnostic::new(
+                key_line("revision"),
+                format!("`revision` must be a whole number from 1, not `{r}`"),
+            )
+        })?,
+    };
+    let feedback = match text("feedback")? {
+        None => None,
+        Some(text_) => Some(Feedback {
+            text: text_,
+            by: text("feedback_by")?,
+            at: text("feedback_at")?,
+        }),
+    };
     let timing = timing::read(&mapping, text, key_line)?;
     let approval = people::read(&mapping, key_line)?;
     Ok(Frontmatter {
@@ -145,6 +168,8 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
         approval,
         elicitation,
         outcome,
+        revision,
+        feedback,
         lines: 1..close,
         body_start: close + 1,
         map: mapping,

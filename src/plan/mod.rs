@@ -17,11 +17,14 @@ pub mod timing;
 pub mod yaml_value;
 
 pub use diagnostic::Diagnostic;
-pub use edit::{Edit, EditError, Parsed, answers_of, apply, apply_parsed, apply_to};
+pub use edit::{
+    Edit, EditError, Parsed, answers_of, apply, apply_parsed, apply_to, carries, revise,
+};
 pub use input::{InputRefusal, prompt_for};
 pub use kind::{AnswerValue, Kind, Number, Proposal, TextFormat};
 pub use model::{
-    Decision, DecisionOption, DecisionStatus, OUTCOME_DECLINED, Plan, PlanStatus, Priority,
+    Decision, DecisionOption, DecisionStatus, Feedback, OUTCOME_DECLINED, Plan, PlanStatus,
+    Priority,
 };
 pub use parse::{parse, parse_bytes};
 pub use people::Approval;

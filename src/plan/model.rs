@@ -65,6 +65,9 @@ pub enum PlanStatus {
     Pending,
     InProgress,
     Completed,
+    /// The owner sent the plan back with feedback (`🔁 Request changes`); it waits for the agent's revision in
+    /// `<queue>/returned/`.
+    ChangesRequested,
 }
 
 impl PlanStatus {
@@ -74,6 +77,7 @@ impl PlanStatus {
             PlanStatus::Pending => "pending",
             PlanStatus::InProgress => "in_progress",
             PlanStatus::Completed => "completed",
+            PlanStatus::ChangesRequested => "changes_requested",
         }
     }
 
@@ -83,6 +87,7 @@ impl PlanStatus {
             PlanStatus::Pending,
             PlanStatus::InProgress,
             PlanStatus::Completed,
+            PlanStatus::ChangesRequested,
         ]
         .into_iter()
         .find(|p| p.as_str() == s)
@@ -172,6 +177,9 @@ pub struct Decision {
     /// An `edit` decision's `edited`: whether the recorded text differs from the proposal (`None`: not given,
     /// e.g. an option was picked).
     pub edited: Option<bool>,
+    /// `carried: true`: the answer was carried over from the plan's previous revision (its id, kind and options
+    /// did not change); a new answer clears it.
+    pub carried: bool,
     /// `required: true`: the decision must be answered, it cannot be skipped (an elicitation's required field).
     pub required: bool,
     /// 1-based line of the `## ` heading.
@@ -230,6 +238,18 @@ impl Decision {
 /// `outcome` of a plan declined as a whole.
 pub const OUTCOME_DECLINED: &str = "declined";
 
+/// The owner's request for changes (`feedback`, `feedback_by`, `feedback_at`): on a plan sent back, and on the
+/// revision that answers it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Feedback {
+    /// What to change, exactly as typed.
+    pub text: String,
+    /// User id of whoever asked.
+    pub by: Option<String>,
+    /// When (RFC 3339, UTC).
+    pub at: Option<String>,
+}
+
 /// A parsed decision file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
@@ -252,6 +272,11 @@ pub struct Plan {
     pub elicitation: bool,
     /// `outcome`: how the plan ended when not by a submit (`declined`); written by the daemon.
     pub outcome: Option<String>,
+    /// `revision`: 1 for a plan as first pushed, N+1 for the agent's answer (`push --revise`) to revision N.
+    pub revision: u32,
+    /// `feedback` (with `feedback_by`, `feedback_at`): the request for changes the plan was sent back with, or
+    /// (on a revision) the one it answers.
+    pub feedback: Option<Feedback>,
     /// The plan's own context: the body between the `# ` heading and the first decision, trimmed,
     /// without `---` rules.
     pub context: String,

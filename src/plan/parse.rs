@@ -81,6 +81,8 @@ pub(super) fn parse_with_frontmatter(
         approval: fm.approval,
         elicitation: fm.elicitation,
         outcome: fm.outcome,
+        revision: fm.revision,
+        feedback: fm.feedback,
         context,
         decisions,
         frontmatter_lines: fm.lines,

@@ -203,7 +203,7 @@ fn diagnoses_unknown_priority_and_status() {
     );
     assert_eq!(
         diag("---\nid: x\nstatus: done\n---\n## D\n"),
-        "3: unknown status `done`: use pending, in_progress or completed"
+        "3: unknown status `done`: use pending, in_progress, completed or changes_requested"
     );
     assert_eq!(
         diag("---\nid: x\n---\n## D\n\nstatus: maybe\n"),

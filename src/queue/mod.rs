@@ -8,5 +8,6 @@ mod store;
 pub mod watcher;
 
 pub use store::{
-    Edited, Loaded, Location, Outcome, Problem, Queue, Scan, StoreError, is_plan_name, load, stem,
+    Edited, Loaded, Location, Outcome, Problem, Queue, Revised, Scan, StoreError, is_plan_name,
+    load, stem,
 };

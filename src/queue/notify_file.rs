@@ -1,8 +1,8 @@
 //! The notification an agent reads when its plan is completed: `notify/{session-slug}--{plan-id}.md`.
 
 use crate::plan::slug::file_component;
-use crate::plan::yaml_value::{scalar, timestamp};
-use crate::plan::{DecisionStatus, Kind, Plan};
+use crate::plan::yaml_value::{integer_or_scalar, scalar, timestamp};
+use crate::plan::{DecisionStatus, Kind, Plan, PlanStatus};
 
 /// Longest key written as `key: value`, well under YAML's limit of 1024 characters for such a key.
 const MAX_IMPLICIT_KEY: usize = 512;
@@ -37,8 +37,32 @@ pub fn render(plan: &Plan) -> String {
         .as_deref()
         .map_or_else(|| "null".to_owned(), timestamp);
     out.push_str(&format!("completed_at: {completed_at}\n"));
-    if let Some(outcome) = &plan.outcome {
+    let sent_back = plan.status == PlanStatus::ChangesRequested;
+    if sent_back {
+        out.push_str(&format!(
+            "outcome: {}\n",
+            PlanStatus::ChangesRequested.as_str()
+        ));
+    } else if let Some(outcome) = &plan.outcome {
         out.push_str(&format!("outcome: {}\n", scalar(outcome)));
+    }
+    if plan.revision > 1 {
+        out.push_str(&format!("revision: {}\n", plan.revision));
+    }
+    // The request for changes the agent must answer with a revision (a revision's own `feedback`, the request it
+    // answered, is not repeated in its completion).
+    if let Some(feedback) = plan.feedback.as_ref().filter(|_| sent_back) {
+        out.push_str(&format!("feedback: {}\n", scalar(&feedback.text)));
+        let by = feedback
+            .by
+            .as_deref()
+            .map_or_else(|| "null".to_owned(), integer_or_scalar);
+        out.push_str(&format!("feedback_by: {by}\n"));
+        let at = feedback
+            .at
+            .as_deref()
+            .map_or_else(|| "null".to_owned(), timestamp);
+        out.push_str(&format!("feedback_at: {at}\n"));
     }
     out.push_str("answers:\n");
     for d in &plan.decisions {
@@ -95,7 +119,13 @@ pub fn render(plan: &Plan) -> String {
             }
         }
     }
-    out.push_str("---\n\n## Answers\n\n");
+    out.push_str("---\n\n");
+    if let Some(feedback) = plan.feedback.as_ref().filter(|_| sent_back) {
+        out.push_str("## Changes requested\n\n");
+        out.push_str(feedback.text.trim_end());
+        out.push_str("\n\n");
+    }
+    out.push_str("## Answers\n\n");
     for d in &plan.decisions {
         let value = match (d.status, &d.answer) {
             (DecisionStatus::Answered, Some(a)) if d.edited == Some(true) => {

@@ -15,6 +15,7 @@ mod index;
 mod listing;
 mod plan_file;
 mod replace;
+mod returned;
 mod scan;
 mod version;
 
@@ -24,6 +25,7 @@ pub use error::StoreError;
 use index::IdIndex;
 pub use listing::Problem;
 pub use plan_file::{Loaded, Location, is_plan_name, load, stem};
+pub use returned::Revised;
 pub use scan::Scan;
 
 /// The queue folder with its pending/, completed/ and notify/ subfolders.
@@ -54,6 +56,7 @@ impl Queue {
             queue.pending_dir(),
             queue.completed_dir(),
             queue.notify_dir(),
+            queue.returned_dir(),
         ] {
             fs::create_dir_all(&dir).map_err(StoreError::io(&dir))?;
         }
@@ -76,10 +79,24 @@ impl Queue {
     pub fn notify_dir(&self) -> PathBuf {
         self.root.join("notify")
     }
+    /// Plans the owner sent back (`status: changes_requested`), until the agent revises them.
+    #[must_use]
+    pub fn returned_dir(&self) -> PathBuf {
+        self.root.join("returned")
+    }
+    /// Every revision a plan had before its current one, read-only: `<id>.r<N>.md`.
+    #[must_use]
+    pub fn revisions_dir(&self) -> PathBuf {
+        self.root.join("revisions")
+    }
 
-    /// Finds a plan by id, in pending/ first, then completed/. Ids are compared, never turned into paths.
+    /// Finds a plan by id, in pending/ first, then returned/, then completed/. Ids are compared, never turned into
+    /// paths.
     pub fn find(&self, id: &str) -> Result<Loaded, StoreError> {
         if let Some(found) = self.find_pending(id)? {
+            return Ok(found);
+        }
+        if let Some(found) = self.find_returned(id)? {
             return Ok(found);
         }
         let completed = self.scan_completed()?;

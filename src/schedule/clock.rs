@@ -136,6 +136,7 @@ async fn take(
         }
         | Outcome::Gone
         | Outcome::Current(_)
+        | Outcome::SentBack { .. }
         | Outcome::SignedOff(_)
         | Outcome::Stale(_)
         | Outcome::Recorded { .. } => Step::Nothing,

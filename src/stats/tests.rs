@@ -37,6 +37,8 @@ pub(super) fn plan(
         approval: crate::plan::Approval::default(),
         elicitation: false,
         outcome: None,
+        revision: 1,
+        feedback: None,
         context: String::new(),
         decisions: Vec::new(),
         frontmatter_lines: 0..0,
@@ -75,6 +77,7 @@ pub(super) fn decision(
         default_value: Some(AnswerValue::Text("a".to_owned())),
         edited: None,
         required: false,
+        carried: false,
         line: 1,
         meta_lines: 0..0,
     }

@@ -6,7 +6,7 @@
 //!
 //! Encoding (`:`-separated, numbers in canonical decimal, hashes in lowercase hex):
 //! `q:<page>`, `o:<ref>`, `c:<ref>`, `s:<ref>:<i>`, `a:<ref>:<i>:<o>:<fp>`, `u:<ref>:<i>:<fp>`,
-//! `k:<ref>:<i>:<fp>`, `r:<ref>`, `x:<ref>`, `f:<ref>`, `n`, and for people: `m:<ref>:<i>:<fp>` (note),
+//! `k:<ref>:<i>:<fp>`, `r:<ref>`, `x:<ref>`, `w:<ref>:<fp>` (request changes), `f:<ref>`, `n`, and for people: `m:<ref>:<i>:<fp>` (note),
 //! `d:<ref>:<i>:<fp>` (delegate: pick a person), `g:<ref>:<i>:<user>:<fp>` (delegate to that user id),
 //! `b:<ref>:<i>:<fp>` (take back), `v:<ref>:<fp>` (sign off), and for the answer kinds: `t:<ref>:<i>:<o>:<fp>`
 //! (toggle a `multi` option), `e:<ref>:<i>:<fp>` (Done), `y:<ref>:<i>:<0|1>:<fp>` (No / Yes), `p:<ref>:<i>:<fp>`
@@ -88,6 +88,8 @@ pub enum Callback {
     Review { plan: PlanRef },
     /// Submit the plan, with the answers the view showed (`seen::of_answers`).
     Submit { plan: PlanRef, seen: String },
+    /// 🔁 Request changes: ask for the owner's request, on the answers the view showed (`seen::of_answers`).
+    RequestChanges { plan: PlanRef, seen: String },
     /// 📄 Full context: send the plan's file as a document.
     FullContext { plan: PlanRef },
     /// 💬 Note: ask for a note on the decision; `seen` = fingerprint(decision id).
@@ -169,6 +171,7 @@ impl Callback {
             Self::Skip { plan, index, seen } => format!("k:{plan}:{index}:{seen}"),
             Self::Review { plan } => format!("r:{plan}"),
             Self::Submit { plan, seen } => format!("x:{plan}:{seen}"),
+            Self::RequestChanges { plan, seen } => format!("w:{plan}:{seen}"),
             Self::FullContext { plan } => format!("f:{plan}"),
             Self::Note { plan, index, seen } => format!("m:{plan}:{index}:{seen}"),
             Self::DelegateMenu { plan, index, seen } => format!("d:{plan}:{index}:{seen}"),
@@ -240,6 +243,10 @@ impl Callback {
                 plan: plan_field(plan)?,
             },
             ["x", plan, seen] => Self::Submit {
+                plan: plan_field(plan)?,
+                seen: hex(seen, FINGERPRINT_LEN)?,
+            },
+            ["w", plan, seen] => Self::RequestChanges {
                 plan: plan_field(plan)?,
                 seen: hex(seen, FINGERPRINT_LEN)?,
             },
@@ -366,6 +373,10 @@ mod tests {
             },
             Callback::Review { plan: plan() },
             Callback::Submit {
+                plan: plan(),
+                seen: seen.clone(),
+            },
+            Callback::RequestChanges {
                 plan: plan(),
                 seen: seen.clone(),
             },

@@ -205,6 +205,7 @@ fn line(plan: &str, what: &str, outcome: &Outcome) -> Line {
         | Outcome::Noted(_)
         | Outcome::Escalated { .. } => ("recorded", String::new()),
         Outcome::Submitted { .. } => ("submitted", String::new()),
+        Outcome::SentBack { .. } => ("sent back", String::new()),
         Outcome::SignedOff(_) => (
             "signed off",
             "your sign-off is recorded; it waits for the other approvers'".to_owned(),

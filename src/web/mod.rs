@@ -304,6 +304,7 @@ fn router(web: Web) -> Router {
         .route("/plan", get(plan_page::show))
         .route("/plan/decide", post(plan_page::decide))
         .route("/plan/submit", post(plan_page::submit))
+        .route("/plan/request-changes", post(plan_page::request_changes))
         .route("/bulk", get(bulk::show).post(bulk::answer))
         .route("/stats", get(stats_page::show))
         .route("/history", get(history_page::show))

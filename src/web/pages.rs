@@ -292,6 +292,7 @@ pub async fn queue(
         }
         @match filter.notice.as_str() {
             "submitted" => (notice("ok", "✅ Plan submitted.")),
+            "sent_back" => (notice("ok", "🔁 Plan sent back to its agent with your request.")),
             "gone" => (notice("warn", "That plan is no longer pending.")),
             _ => {}
         }

@@ -185,6 +185,15 @@ fn plan_body(web: &Web, plan: &Plan, session: &Session, message: Option<(&str, &
                     button type="submit" disabled { "Submit (" (remaining) " still pending)" }
                 }
             }
+            // One form = one action: the request and the answers it was written against.
+            form.request-changes method="post" action="/plan/request-changes" {
+                input type="hidden" name="csrf" value=(session.csrf);
+                input type="hidden" name="plan" value=(plan.id);
+                input type="hidden" name="seen" value=(seen::of_answers(plan));
+                label for="feedback" { "What should the agent change?" }
+                textarea id="feedback" name="feedback" rows="3" required {}
+                button type="submit" { "🔁 Request changes" }
+            }
         }
     }
 }
@@ -382,6 +391,37 @@ pub struct Submit {
     what: Option<String>,
 }
 
+#[derive(Debug, Deserialize)]
+pub struct RequestChanges {
+    csrf: Option<String>,
+    #[serde(default)]
+    plan: String,
+    #[serde(default)]
+    seen: String,
+    #[serde(default)]
+    feedback: String,
+}
+
+/// 🔁 Request changes: the plan goes back to its agent with the owner's request, on the answers the page showed.
+pub async fn request_changes(
+    State(web): State<Web>,
+    jar: CookieJar,
+    headers: HeaderMap,
+    Form(form): Form<RequestChanges>,
+) -> Response {
+    let session = match web.post_session(&jar, &headers, form.csrf.as_deref()) {
+        Ok(s) => s,
+        Err(refused) => return refused.into_response(),
+    };
+    let id = form.plan.as_str();
+    let action = Action::RequestChanges {
+        seen: form.seen,
+        feedback: form.feedback,
+    };
+    let outcome = web.act(session.user, id, action).await;
+    respond(&web, &session, id, outcome, None).await
+}
+
 pub async fn submit(
     State(web): State<Web>,
     jar: CookieJar,
@@ -430,6 +470,10 @@ async fn respond(
         Outcome::Submitted { plan, .. } => {
             tracing::info!(plan = %plan.plan.id, user = session.user, "submitted from the web dashboard");
             Redirect::to("/queue?notice=submitted").into_response()
+        }
+        Outcome::SentBack { plan, .. } => {
+            tracing::info!(plan = %plan.plan.id, user = session.user, "sent back from the web dashboard");
+            Redirect::to("/queue?notice=sent_back").into_response()
         }
         Outcome::Gone => gone(session),
         Outcome::Refused(r) => refuse(StatusCode::FORBIDDEN, &r.to_string()),

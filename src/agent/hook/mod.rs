@@ -79,6 +79,18 @@ pub async fn answer(
     let last = match wait_for_completion(&queue, &id, Some(options.timeout)).await {
         Ok(WaitOutcome::Completed(done)) => return answered(&queue, &done, &input),
         Ok(WaitOutcome::TimedOut(last)) => last,
+        // Sent back: the owner's request for changes is the reason Claude reads (the plan stays in returned/).
+        Ok(WaitOutcome::ChangesRequested(sent)) => {
+            let _ = fs::remove_file(queue.notify_dir().join(notify_file::file_name(&sent.plan)));
+            let feedback = sent.plan.feedback.map(|f| f.text).unwrap_or_default();
+            let verdict = Verdict::Deny {
+                reason: format!("The user asked for changes: {feedback}"),
+            };
+            return Reply {
+                stdout: verdict::output(input.event, &verdict),
+                stderr: None,
+            };
+        }
         Err(e) => {
             withdraw(&queue, &id);
             return Reply::fallback(event, &format!("waiting for plan `{id}` failed: {e}"));

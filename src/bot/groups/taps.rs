@@ -96,6 +96,7 @@ pub async fn handle(ctx: &Ctx, q: &CallbackQuery) {
         | Outcome::Noted(_)
         | Outcome::Escalated { .. }
         | Outcome::SignedOff(_)
-        | Outcome::Submitted { .. } => answer(None, false).await,
+        | Outcome::Submitted { .. }
+        | Outcome::SentBack { .. } => answer(None, false).await,
     }
 }

@@ -91,6 +91,10 @@ fn verify(plan: &Plan, edit: &Edit, completes: bool) -> Result<(), Diagnostic> {
             .decision(decision)
             .is_some_and(|d| d.status == DecisionStatus::Skipped),
         Edit::Submit | Edit::Deadline => plan.status == PlanStatus::Completed,
+        Edit::RequestChanges { feedback } => {
+            plan.status == PlanStatus::ChangesRequested
+                && plan.feedback.as_ref().is_some_and(|f| f.text == *feedback)
+        }
         Edit::Reminded => plan.timing.reminded_at.is_some(),
         Edit::Escalated => plan.timing.escalated_at.is_some(),
         Edit::Note { decision, text } => plan

@@ -99,6 +99,11 @@ pub(super) fn write(
                 return Err(EditError::NotDeclinable);
             }
         }
+        Edit::RequestChanges { feedback } => {
+            if feedback.trim().is_empty() {
+                return Err(EditError::EmptyFeedback);
+            }
+        }
         Edit::Deadline | Edit::Reminded | Edit::Escalated => {}
     }
     Ok(())
@@ -144,6 +149,15 @@ fn set(
 fn clear_edited(plan: &Plan, decision: &str, fields: &mut Vec<(&'static str, String)>) {
     if plan.decision(decision).is_some_and(|d| d.edited.is_some()) {
         fields.push(("edited", "null".to_owned()));
+    }
+    clear_carried(plan, decision, fields);
+}
+
+/// `carried: false` added to `fields` when decision `decision`'s answer was carried over from the previous
+/// revision: the new answer is the owner's own.
+fn clear_carried(plan: &Plan, decision: &str, fields: &mut Vec<(&'static str, String)>) {
+    if plan.decision(decision).is_some_and(|d| d.carried) {
+        fields.push(("carried", "false".to_owned()));
     }
 }
 

@@ -25,7 +25,12 @@ pub(super) struct OwnedKeys {
 
 impl OwnedKeys {
     /// The keys `edit` owns on `plan` at `now` (refused if a sign-off's signer already signed).
-    pub(super) fn of(plan: &Plan, edit: &Edit, now: &str) -> Result<OwnedKeys, EditError> {
+    pub(super) fn of(
+        plan: &Plan,
+        edit: &Edit,
+        by: Option<&str>,
+        now: &str,
+    ) -> Result<OwnedKeys, EditError> {
         let signoffs = signoffs_after(plan, edit)?;
         let completes = match edit {
             Edit::Submit | Edit::Decline => true,
@@ -37,6 +42,7 @@ impl OwnedKeys {
         let fields = match edit {
             Edit::Reminded => vec![time("reminded_at", now)],
             Edit::Escalated => vec![time("escalated_at", now)],
+            Edit::RequestChanges { feedback } => feedback_keys(feedback, by, now),
             _ => counted_keys(plan, edit, now, completes, signoffs.as_deref()),
         };
         Ok(OwnedKeys { fields, completes })
@@ -53,6 +59,34 @@ impl OwnedKeys {
             file.set(&mut fm, field.key, &field.yaml, true, known);
         }
     }
+}
+
+/// A request for changes: `status: changes_requested`, `feedback`, `feedback_by` (when known), `feedback_at` and
+/// `updated_at`.
+fn feedback_keys(feedback: &str, by: Option<&str>, now: &str) -> Vec<OwnedKey> {
+    let status = PlanStatus::ChangesRequested.as_str();
+    let text = |key, v: &str| OwnedKey {
+        key,
+        value: Value::String(v.to_owned()),
+        yaml: yaml_value::scalar(v),
+    };
+    let mut fields = vec![text("status", status), text("feedback", feedback)];
+    if let Some(by) = by {
+        let yaml = yaml_value::integer_or_scalar(by);
+        // Written plain only when it is a decimal integer, which YAML then reads as a number.
+        let value = match by.parse::<u64>() {
+            Ok(n) if yaml == by => Value::Number(n.into()),
+            _ => Value::String(by.to_owned()),
+        };
+        fields.push(OwnedKey {
+            key: "feedback_by",
+            value,
+            yaml,
+        });
+    }
+    fields.push(time("feedback_at", now));
+    fields.push(time("updated_at", now));
+    fields
 }
 
 /// `key` set to the time `now`.

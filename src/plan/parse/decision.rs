@@ -70,6 +70,7 @@ pub(super) fn parse_decision(
     }
     let edited = fields.boolean("edited")?;
     let required = fields.boolean("required")?.unwrap_or(false);
+    let carried = fields.boolean("carried")?.unwrap_or(false);
     let delegated_to = fields.user("delegated_to")?;
     let delegated_by = fields.user("delegated_by")?;
 
@@ -92,6 +93,7 @@ pub(super) fn parse_decision(
         default_value,
         edited,
         required,
+        carried,
         line,
         meta_lines,
     };

@@ -22,7 +22,7 @@ impl Queue {
     }
 
     /// Writes the plan's notify file (when notifications are on), before the plan leaves pending/.
-    fn write_notify(&self, loaded: &Loaded) -> Result<Option<PathBuf>, StoreError> {
+    pub(super) fn write_notify(&self, loaded: &Loaded) -> Result<Option<PathBuf>, StoreError> {
         if !self.notifications {
             return Ok(None);
         }
@@ -35,6 +35,17 @@ impl Queue {
     /// Moves the plan into completed/ under its own name, or the first free `-2`, `-3`… one; the id index forgets
     /// it.
     fn move_to_completed(&self, loaded: &Loaded) -> Result<Loaded, StoreError> {
+        self.move_into(loaded, Location::Completed)
+    }
+
+    /// Moves the plan into the folder of `location` (completed/ or returned/) under its own name, or the first
+    /// free `-2`, `-3`… one; the id index forgets it.
+    pub(super) fn move_into(
+        &self,
+        loaded: &Loaded,
+        location: Location,
+    ) -> Result<Loaded, StoreError> {
+        let dir = self.root().join(location.as_str());
         let name = loaded
             .path
             .file_name()
@@ -46,7 +57,7 @@ impl Queue {
             } else {
                 format!("{base}-{n}.md")
             };
-            let dest = self.completed_dir().join(candidate);
+            let dest = dir.join(candidate);
             match rename_noreplace(&loaded.path, &dest) {
                 Ok(()) => {
                     sync_dir(&dest).map_err(StoreError::io(&dest))?;
@@ -55,7 +66,7 @@ impl Queue {
                     return Ok(Loaded {
                         path: dest,
                         plan: loaded.plan.clone(),
-                        location: Location::Completed,
+                        location,
                     });
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -69,12 +80,15 @@ impl Queue {
         }
         Err(StoreError::Io {
             path: loaded.path.clone(),
-            source: io::Error::new(io::ErrorKind::AlreadyExists, "no free name in completed/"),
+            source: io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("no free name in {}/", location.as_str()),
+            ),
         })
     }
 
     /// Start-up recovery: completes plans left in pending/ with status completed (a crash between the steps of a
-    /// submit) and removes temp files a crash left behind. Returns the plans it completed.
+    /// submit), sends back those left with status changes_requested, and removes temp files a crash left behind. Returns the plans it completed.
     pub fn recover(&self) -> Result<Vec<Loaded>, StoreError> {
         Ok(self.recover_scan()?.0)
     }
@@ -91,6 +105,8 @@ impl Queue {
         for loaded in std::mem::take(&mut scan.plans) {
             if loaded.plan.status == PlanStatus::Completed {
                 done.push(self.complete(&loaded)?.0);
+            } else if loaded.plan.status == PlanStatus::ChangesRequested {
+                self.send_back(&loaded)?;
             } else {
                 pending.push(loaded);
             }

@@ -21,6 +21,11 @@ pub enum Outcome {
         plan: Loaded,
         notify: Option<PathBuf>,
     },
+    /// The plan was sent back with the owner's feedback: it now sits in returned/, with its notify file.
+    Returned {
+        plan: Loaded,
+        notify: Option<PathBuf>,
+    },
 }
 
 /// What came of [`Queue::edit_with`].
@@ -119,6 +124,10 @@ impl Queue {
 
     /// What a written edit comes to: the plan as written, moved into completed/ when the edit submitted it.
     fn finish(&self, loaded: Loaded, edit: &Edit) -> Result<Outcome, StoreError> {
+        if loaded.plan.status == plan::PlanStatus::ChangesRequested {
+            let (plan, notify) = self.send_back(&loaded)?;
+            return Ok(Outcome::Returned { plan, notify });
+        }
         if edit.submits() || loaded.plan.status == plan::PlanStatus::Completed {
             let (plan, notify) = self.complete(&loaded)?;
             return Ok(Outcome::Completed { plan, notify });

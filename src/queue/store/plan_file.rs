@@ -13,6 +13,20 @@ use super::StoreError;
 pub enum Location {
     Pending,
     Completed,
+    /// Sent back by the owner (`status: changes_requested`), waiting for the agent's revision.
+    Returned,
+}
+
+impl Location {
+    /// The folder's name: `pending`, `completed`, `returned`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Location::Pending => "pending",
+            Location::Completed => "completed",
+            Location::Returned => "returned",
+        }
+    }
 }
 
 /// A plan read from disk.

@@ -29,6 +29,7 @@ mod people;
 mod plan_view;
 mod queue;
 mod review;
+mod revision;
 mod screens;
 mod stats;
 mod time;
@@ -50,6 +51,7 @@ pub use queue::{
     with_dashboard,
 };
 pub use review::completion;
+pub use revision::{request_changes_prompt, revision_announcement, sent_back};
 pub use screens::{Drawn, decision, plan, review, toggled};
 pub use stats::{chart_caption, digest, stats};
 pub use time::{Nudge, deadline_submitted, due_line, due_text, nudge, nudge_burst, span};
@@ -204,6 +206,8 @@ mod hostile_tests;
 mod kinds_tests;
 #[cfg(test)]
 mod proptests;
+#[cfg(test)]
+mod revision_tests;
 #[cfg(test)]
 mod snapshot_tests;
 #[cfg(test)]

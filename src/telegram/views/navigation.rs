@@ -20,6 +20,8 @@ pub enum Screen {
     CustomPrompt(usize),
     /// The force-reply prompt for a note on this decision.
     NotePrompt(usize),
+    /// The force-reply prompt for a request for changes to the whole plan.
+    RequestChangesPrompt,
     /// The people this decision may be delegated to.
     DelegatePicker(usize),
     /// The decision after it was delegated (the delegate gets it too).
@@ -49,7 +51,11 @@ impl Screen {
             | Screen::After(i)
             | Screen::Toggle(i, _)
             | Screen::Done(i) => Some(i),
-            Screen::Plan | Screen::Continue | Screen::Review | Screen::File => None,
+            Screen::Plan
+            | Screen::Continue
+            | Screen::Review
+            | Screen::RequestChangesPrompt
+            | Screen::File => None,
         }
     }
 }
@@ -90,6 +96,11 @@ pub fn translate(cb: Callback) -> Option<(PlanRef, Action, Screen)> {
             (plan, action, Screen::CustomPrompt(at(index)))
         }
         Callback::Submit { plan, seen } => (plan, Action::Submit { seen }, Screen::After(0)),
+        Callback::RequestChanges { plan, seen } => (
+            plan,
+            Action::StartRequestChanges { seen },
+            Screen::RequestChangesPrompt,
+        ),
         Callback::SignOff { plan, seen } => (plan, Action::SignOff { seen }, Screen::After(0)),
         Callback::Note { plan, index, seen } => {
             let action = Action::StartNote {

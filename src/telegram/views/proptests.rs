@@ -74,6 +74,7 @@ fn arb_decision() -> impl Strategy<Value = Decision> {
                     kind: Kind::Choice,
                     edited: None,
                     required: false,
+                    carried: false,
                     line: 1,
                     meta_lines: 0..0,
                 }
@@ -109,6 +110,8 @@ fn arb_plan() -> impl Strategy<Value = Plan> {
                 approval: crate::plan::Approval::default(),
                 elicitation: false,
                 outcome: None,
+                revision: 1,
+                feedback: None,
                 context,
                 decisions,
                 frontmatter_lines: 0..0,

@@ -11,7 +11,7 @@ use super::{Button, View, Viewer};
 
 /// `📋 *Title*`, `✅ 2 answered · ⏭️ 1 skipped` (`· ⬜ n pending` when any), a hint; buttons
 /// `1. ✓ Title` / `2. ⏭️ Title` / `3. ⬜ Title` (one per row, to the decision), `📤 Submit` only when
-/// nothing is pending, `↩️ Back` (to the plan). `confirm` (MarkdownV2, e.g. [`super::after_answer`])
+/// nothing is pending, `🔁 Request changes` (not for a delegate), `↩️ Back` (to the plan). `confirm` (MarkdownV2, e.g. [`super::after_answer`])
 /// heads the message; it is dropped if it would break it.
 ///
 /// As `viewer` sees it: notes, and on a plan that needs sign-offs who signed (by name) and `✅ Sign off (k/N)`
@@ -61,6 +61,16 @@ pub(super) fn review_view(plan: &Plan, confirm: Option<&str>, viewer: &Viewer) -
     }
     if !last.is_empty() {
         keyboard.push(last);
+    }
+    // Sending the plan back is the approvers' (a delegate sees only their decisions).
+    if viewer.only.is_none() {
+        keyboard.push(vec![Button::new(
+            "🔁 Request changes",
+            Callback::RequestChanges {
+                plan: pref(plan),
+                seen: crate::actions::seen::of_answers(plan),
+            },
+        )]);
     }
     keyboard.push(vec![Button::new(
         "↩️ Back",
