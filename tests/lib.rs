@@ -29,6 +29,7 @@ mod daemon_groups;
 mod daemon_people;
 mod daemon_stats;
 mod examples;
+mod frameworks;
 mod mcp;
 mod mcp_conformance;
 mod mcp_http;

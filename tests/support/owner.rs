@@ -78,6 +78,54 @@ impl Owner {
         self.take(plan_id, &action);
     }
 
+    /// Answers decision `decision_id` with typed `input` (a text, a number, an edited proposal), as a reply to
+    /// its prompt would.
+    pub fn input(&self, plan_id: &str, decision_id: &str, input: &str) {
+        let loaded = self.current(plan_id);
+        let (decision, d) = Self::decision(&loaded, decision_id);
+        let action = Action::AnswerInput {
+            decision,
+            input: input.to_owned(),
+            seen: seen::of_decision(d),
+        };
+        self.take(plan_id, &action);
+    }
+
+    /// Answers the `multi` decision `decision_id` with the options `keys`, as ✅ Done would.
+    pub fn pick(&self, plan_id: &str, decision_id: &str, keys: &[&str]) {
+        let loaded = self.current(plan_id);
+        let (decision, d) = Self::decision(&loaded, decision_id);
+        let options = keys
+            .iter()
+            .map(|k| {
+                d.options
+                    .iter()
+                    .position(|o| o.key == *k)
+                    .unwrap_or_else(|| panic!("no option `{k}` in decision `{decision_id}`"))
+            })
+            .collect();
+        let action = Action::AnswerMulti {
+            decision,
+            options,
+            custom: None,
+            seen: seen::of_decision(d),
+        };
+        self.take(plan_id, &action);
+    }
+
+    fn decision<'a>(
+        loaded: &'a Loaded,
+        decision_id: &str,
+    ) -> (usize, &'a arbiter_zebu::plan::Decision) {
+        loaded
+            .plan
+            .decisions
+            .iter()
+            .enumerate()
+            .find(|(_, d)| d.id == decision_id)
+            .unwrap_or_else(|| panic!("no decision `{decision_id}` in {}", loaded.path.display()))
+    }
+
     /// Taps Submit on the review of the plan as it is now.
     pub fn submit(&self, plan_id: &str) {
         let shown = self.actions.queue().find_pending(plan_id).unwrap().unwrap();
