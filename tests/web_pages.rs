@@ -116,3 +116,65 @@ async fn bulk_answering_records_each_plan_or_says_why_not() {
         );
     }
 }
+
+/// The History page: completed plans the user may see, searched, each with its audit lines; a member who is not
+/// among a plan's approvers does not see it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_searches_completed_plans_with_their_audit_lines() {
+    use arbiter_zebu::queue::audit::{Change, append};
+    const BOB: u64 = 11111111;
+    let queue = TempQueue::new();
+    let done = |id: &str, title: &str, extra: &str| {
+        let text = crate::support::plan_answered(
+            &format!(
+                "id: {id}\nagent: ceo\ntitle: {title}\nstatus: completed\ncompleted_at: 2026-11-01T10:00:00Z{extra}"
+            ),
+            &[(
+                "engine",
+                "answered",
+                "a",
+                "2026-11-01T09:00:00Z",
+                "93533553",
+            )],
+        );
+        std::fs::write(
+            queue.root().join("completed").join(format!("{id}.md")),
+            &text,
+        )
+        .unwrap();
+        let change = Change {
+            at: "2026-11-01T09:00:00Z",
+            actor: "93533553",
+            action: "answer",
+            plan: id,
+            revision: 1,
+            decision: Some("engine"),
+            value: Some("a"),
+            file: text.as_bytes(),
+            ..Change::default()
+        };
+        append(queue.root(), &change).unwrap();
+    };
+    done("db", "Production database", "");
+    done("secret", "Owner-only budget", "\napprovers: [93533553]");
+    let dash = Dash::start_with_users(queue, &[BOB]).await;
+    let owner = dash.sign_in().await;
+    let page = dash.get("/history?q=production", Some(&owner)).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains("Production database"), "{}", page.body);
+    assert!(!page.body.contains("Owner-only budget"), "searched");
+    assert!(page.body.contains("Audit trail (1)"), "{}", page.body);
+    let all = dash.get("/history", Some(&owner)).await.body;
+    assert!(all.contains("Owner-only budget") && all.contains("Production database"));
+    let link = dash.login_link_for(BOB as i64).await;
+    let bob = dash.sign_in_with(&link).await.expect("bob signed in");
+    let theirs = dash.get("/history", Some(&bob)).await.body;
+    assert!(theirs.contains("Production database"), "{theirs}");
+    assert!(
+        !theirs.contains("Owner-only budget"),
+        "not an approver of it"
+    );
+    let anonymous = dash.get("/history", None).await;
+    assert_ne!(anonymous.status, StatusCode::OK);
+    assert!(!anonymous.body.contains("Production database"));
+}

@@ -27,6 +27,7 @@ pub fn page(title: &str, session: Option<&Session>, body: Markup) -> Markup {
                         @if session.is_some() {
                             a href="/queue" { "Queue" }
                             a href="/stats" { "Stats" }
+                            a href="/history" { "History" }
                         }
                     }
                     @if let Some(s) = session {

@@ -10,6 +10,7 @@
 pub(crate) mod auth;
 mod bulk;
 mod guard;
+mod history_page;
 mod layout;
 pub(crate) mod markdown;
 mod origin;
@@ -304,6 +305,7 @@ fn router(web: Web) -> Router {
         .route("/plan/submit", post(plan_page::submit))
         .route("/bulk", get(bulk::show).post(bulk::answer))
         .route("/stats", get(stats_page::show))
+        .route("/history", get(history_page::show))
         .route("/events", get(pages::events))
         .layer(axum::middleware::map_response(
             move |response: axum::response::Response| guard::headers(response, frame_ancestors),

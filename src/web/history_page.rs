@@ -1,0 +1,162 @@
+//! The History page: completed plans the user may see, searched like `arbiter history` (the same index), each
+//! with the lines the audit trail holds for it.
+
+use axum::extract::{Query, State};
+use axum::response::{IntoResponse, Response};
+use axum_extra::extract::cookie::CookieJar;
+use maud::{Markup, html};
+use serde::Deserialize;
+
+use crate::actions::Actor;
+use crate::queue::audit::{self, Entry};
+use crate::queue::history::{self, Record};
+use crate::queue::{Location, load};
+
+use super::Web;
+use super::layout::{notice, page};
+
+/// Most plans listed on one page (newest first).
+const SHOWN: usize = 50;
+
+#[derive(Debug, Default, Deserialize)]
+pub struct Search {
+    #[serde(default)]
+    q: String,
+    #[serde(default)]
+    agent: String,
+}
+
+/// What a search found that the user may see, and the trail's lines (or why the trail can't be trusted).
+struct Found {
+    plans: Vec<Record>,
+    more: bool,
+    trail: Result<Vec<Entry>, String>,
+}
+
+pub async fn show(
+    State(web): State<Web>,
+    jar: CookieJar,
+    Query(search): Query<Search>,
+) -> Response {
+    let session = match web.page_session(&jar) {
+        Ok(s) => s,
+        Err(to_login) => return to_login.into_response(),
+    };
+    let queue = web.actions.queue().clone();
+    let actions = web.actions.clone();
+    let user = session.user;
+    let (q, agent) = (search.q.trim().to_owned(), search.agent.trim().to_owned());
+    let found = tokio::task::spawn_blocking(move || {
+        let records = history::search(&queue, (!q.is_empty()).then_some(q.as_str()))?;
+        let mut records: Vec<Record> = records
+            .into_iter()
+            .filter(|r| agent.is_empty() || r.agent.as_deref() == Some(agent.as_str()))
+            .collect();
+        records.sort_by(|a, b| b.completed_at.cmp(&a.completed_at).then(a.id.cmp(&b.id)));
+        // Who may see a plan is decided on the plan itself (its approvers), read from its file.
+        let dir = queue.completed_dir();
+        let mut plans = Vec::new();
+        let mut more = false;
+        for r in records {
+            let Ok(l) = load(&dir.join(&r.file), Location::Completed) else {
+                continue;
+            };
+            if actions.access().sees(Actor::User(user), &l.plan) {
+                if plans.len() == SHOWN {
+                    more = true;
+                    break;
+                }
+                plans.push(r);
+            }
+        }
+        let trail = match audit::read(queue.root())? {
+            Ok((_, entries)) => Ok(entries),
+            Err(broken) => Err(broken.to_string()),
+        };
+        Ok::<_, std::io::Error>(Found { plans, more, trail })
+    })
+    .await;
+    let found = match found {
+        Ok(Ok(f)) => f,
+        Ok(Err(e)) => {
+            tracing::error!(error = %e, "can't read the history");
+            Found {
+                plans: Vec::new(),
+                more: false,
+                trail: Err(format!("can't read the history: {e}")),
+            }
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "history task failed");
+            return super::guard::refuse(
+                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                "The history could not be read.",
+            );
+        }
+    };
+    let body = html! {
+        h1 { "History" }
+        form.filters method="get" action="/history" {
+            label for="history-q" { "Search" }
+            input #history-q type="search" name="q" value=(search.q) placeholder="titles, contexts, answers, notes";
+            label for="history-agent" { "Agent" }
+            input #history-agent type="text" name="agent" value=(search.agent);
+            button type="submit" { "Search" }
+        }
+        @if let Err(why) = &found.trail {
+            (notice("bad", why))
+        }
+        @if found.plans.is_empty() {
+            p { "No completed plan matches." }
+        }
+        @for r in &found.plans {
+            (plan(r, found.trail.as_deref().unwrap_or(&[])))
+        }
+        @if found.more {
+            p { "Only the " (SHOWN) " newest are shown: narrow the search." }
+        }
+    };
+    page("History", Some(&session), body).into_response()
+}
+
+fn plan(r: &Record, trail: &[Entry]) -> Markup {
+    let lines: Vec<&Entry> = trail.iter().filter(|e| e.plan == r.id).collect();
+    html! {
+        section.history {
+            h2 { (r.title) }
+            p.meta {
+                "Completed " (r.completed_at.as_deref().unwrap_or("?"))
+                @if let Some(a) = &r.agent { " · asked by " (a) }
+                " · " code { (r.id) }
+            }
+            dl {
+                @for (id, answer) in &r.answers {
+                    dt { (id) }
+                    dd { (answer) }
+                }
+            }
+            details {
+                summary { "Audit trail (" (lines.len()) ")" }
+                @if lines.is_empty() {
+                    p { "No line in the audit trail names this plan." }
+                } @else {
+                    table.audit {
+                        thead { tr { th { "At" } th { "Who" } th { "Action" } th { "Decision" } th { "Value" } th { "Revision" } } }
+                        tbody {
+                            @for e in &lines {
+                                tr {
+                                    td { (e.at) }
+                                    td { (e.actor) }
+                                    td { (e.action) }
+                                    td { (e.decision.as_deref().unwrap_or("")) }
+                                    td { (e.value.as_deref().unwrap_or("")) }
+                                    td { (e.revision) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
