@@ -31,6 +31,7 @@ mod daemon_people;
 mod daemon_revise;
 mod daemon_stats;
 mod examples;
+mod frameworks;
 mod mcp;
 mod mcp_conformance;
 mod mcp_http;

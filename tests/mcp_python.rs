@@ -73,7 +73,7 @@ fn accept(root: &std::path::Path, owner: &Owner, id: &str) {
     assert!(plan.elicitation && plan.decisions[0].required && !plan.decisions[3].required);
     owner.input(id, "replicas", "3");
     owner.answer(id, "region", "eu");
-    owner.multi(id, "checks", &["lint", "tests"]);
+    owner.pick(id, "checks", &["lint", "tests"]);
     owner.skip(id, "notes");
     owner.submit(id);
 }

@@ -69,58 +69,10 @@ impl Owner {
         self.take(plan_id, &action);
     }
 
-    /// Types `input` for decision `decision_id` (a text, a number, `yes`/`no`, an edited proposal), as the force
-    /// reply of a typed kind would.
-    pub fn input(&self, plan_id: &str, decision_id: &str, input: &str) {
-        let loaded = self.actions.queue().find_pending(plan_id).unwrap().unwrap();
-        let (decision, d) = loaded
-            .plan
-            .decisions
-            .iter()
-            .enumerate()
-            .find(|(_, d)| d.id == decision_id)
-            .unwrap_or_else(|| panic!("no decision `{decision_id}`"));
-        let action = Action::AnswerInput {
-            decision,
-            input: input.to_owned(),
-            seen: seen::of_decision(d),
-        };
-        self.take(plan_id, &action);
-    }
-
-    /// Ticks the options `keys` of the `multi` decision `decision_id` and taps Done.
-    pub fn multi(&self, plan_id: &str, decision_id: &str, keys: &[&str]) {
-        let loaded = self.actions.queue().find_pending(plan_id).unwrap().unwrap();
-        let (decision, d) = loaded
-            .plan
-            .decisions
-            .iter()
-            .enumerate()
-            .find(|(_, d)| d.id == decision_id)
-            .unwrap_or_else(|| panic!("no decision `{decision_id}`"));
-        let options = keys
-            .iter()
-            .map(|k| d.options.iter().position(|o| o.key == *k).expect("option"))
-            .collect();
-        let action = Action::AnswerMulti {
-            decision,
-            options,
-            custom: None,
-            seen: seen::of_decision(d),
-        };
-        self.take(plan_id, &action);
-    }
-
     /// Skips decision `decision_id`.
     pub fn skip(&self, plan_id: &str, decision_id: &str) {
-        let loaded = self.actions.queue().find_pending(plan_id).unwrap().unwrap();
-        let (decision, d) = loaded
-            .plan
-            .decisions
-            .iter()
-            .enumerate()
-            .find(|(_, d)| d.id == decision_id)
-            .unwrap_or_else(|| panic!("no decision `{decision_id}`"));
+        let loaded = self.current(plan_id);
+        let (decision, d) = Self::decision(&loaded, decision_id);
         let action = Action::Skip {
             decision,
             seen: seen::of_decision(d),
@@ -135,6 +87,54 @@ impl Owner {
             text: text.to_owned(),
         };
         self.take(plan_id, &action);
+    }
+
+    /// Answers decision `decision_id` with typed `input` (a text, a number, an edited proposal), as a reply to
+    /// its prompt would.
+    pub fn input(&self, plan_id: &str, decision_id: &str, input: &str) {
+        let loaded = self.current(plan_id);
+        let (decision, d) = Self::decision(&loaded, decision_id);
+        let action = Action::AnswerInput {
+            decision,
+            input: input.to_owned(),
+            seen: seen::of_decision(d),
+        };
+        self.take(plan_id, &action);
+    }
+
+    /// Answers the `multi` decision `decision_id` with the options `keys`, as ✅ Done would.
+    pub fn pick(&self, plan_id: &str, decision_id: &str, keys: &[&str]) {
+        let loaded = self.current(plan_id);
+        let (decision, d) = Self::decision(&loaded, decision_id);
+        let options = keys
+            .iter()
+            .map(|k| {
+                d.options
+                    .iter()
+                    .position(|o| o.key == *k)
+                    .unwrap_or_else(|| panic!("no option `{k}` in decision `{decision_id}`"))
+            })
+            .collect();
+        let action = Action::AnswerMulti {
+            decision,
+            options,
+            custom: None,
+            seen: seen::of_decision(d),
+        };
+        self.take(plan_id, &action);
+    }
+
+    fn decision<'a>(
+        loaded: &'a Loaded,
+        decision_id: &str,
+    ) -> (usize, &'a arbiter_zebu::plan::Decision) {
+        loaded
+            .plan
+            .decisions
+            .iter()
+            .enumerate()
+            .find(|(_, d)| d.id == decision_id)
+            .unwrap_or_else(|| panic!("no decision `{decision_id}` in {}", loaded.path.display()))
     }
 
     /// Taps Submit on the review of the plan as it is now.
