@@ -380,3 +380,37 @@ fn a_fallback_asks_in_the_events_format_and_explains_on_stderr() {
         None
     );
 }
+
+#[test]
+fn always_in_this_project_goes_to_local_settings_and_a_deny_note_is_the_reason() {
+    assert_eq!(
+        reply(
+            PR_BASH,
+            &pick(
+                "allow-project",
+                "✅ Always allow in this project (Bash(npm install:*))"
+            )
+        )
+        .unwrap(),
+        r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"npm install:*"}],"behavior":"allow","destination":"localSettings"}]}},"systemMessage":"Always allowed in this project by 93533553 via Arbiter"}"#
+    );
+    let noted = plan::apply(
+        &plan_text(PR_EDIT),
+        "h1",
+        &Edit::Note {
+            decision: question::DECISION_ID.into(),
+            text: "Not that file".into(),
+        },
+        Some(OWNER),
+        NOW,
+    )
+    .unwrap();
+    let text = plan::apply(&noted, "h1", &pick("deny", "❌ Deny"), Some(OWNER), NOW).unwrap();
+    let text = plan::apply(&text, "h1", &Edit::Submit, Some(OWNER), NOW).unwrap();
+    let input = input::parse(PR_EDIT).unwrap();
+    let plan = plan::parse(&text, "h1").unwrap();
+    assert_eq!(
+        verdict::output(input.event, &verdict::of_answer(&plan, &input)).unwrap(),
+        r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"Denied by 93533553 via Arbiter: Not that file"}}}"#
+    );
+}
