@@ -271,7 +271,7 @@ async fn taps_in_telegram_answer_claude_code() {
     assert!(
         question
             .plain
-            .contains("A. Allow\nB. Allow for this session (Bash(npm install:*))\nC. Deny"),
+            .contains("A. ✅ Allow once\nB. ✅ Allow for this session (Bash(npm install:*))\nC. ✅ Always allow in this project (Bash(npm install:*))\nD. ❌ Deny"),
         "{}",
         question.plain
     );

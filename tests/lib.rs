@@ -5,6 +5,7 @@
 mod support;
 
 mod architecture;
+mod claude_code;
 mod cli;
 mod cli_audit;
 mod cli_await;

@@ -1,7 +1,9 @@
 //! Shared helpers for the integration tests.
 #![allow(dead_code)]
 
+pub mod anthropic;
 pub mod binary;
+pub mod claude;
 pub mod daemon;
 pub mod mcp_http;
 pub mod owner;

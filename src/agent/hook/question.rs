@@ -12,6 +12,7 @@ pub const DECISION_ID: &str = "permission";
 /// Option keys: what the human's tap records, and what [`super::verdict`] reads back.
 pub const ALLOW: &str = "allow";
 pub const ALLOW_SESSION: &str = "allow-session";
+pub const ALLOW_PROJECT: &str = "allow-project";
 pub const DENY: &str = "deny";
 /// Who asks, as the plan's `agent` (the first part of its file name).
 pub const AGENT: &str = "claude-code";
@@ -35,13 +36,18 @@ pub struct PlanOptions {
 /// The plan asking the human about this tool call.
 #[must_use]
 pub fn plan_spec(input: &HookInput, options: &PlanOptions) -> PlanSpec {
-    let mut choices = vec![option(ALLOW, "Allow")];
+    let mut choices = vec![option(ALLOW, "✅ Allow once")];
     let session = session_updates(input);
     if !session.is_empty() {
-        let label = format!("Allow for this session ({})", describe(&session));
+        let label = format!("✅ Allow for this session ({})", describe(&session));
         choices.push(option(ALLOW_SESSION, &cut(&one_line(&label), TITLE_MAX)));
     }
-    choices.push(option(DENY, "Deny"));
+    let always = project_updates(input);
+    if !always.is_empty() {
+        let label = format!("✅ Always allow in this project ({})", describe(&always));
+        choices.push(option(ALLOW_PROJECT, &cut(&one_line(&label), TITLE_MAX)));
+    }
+    choices.push(option(DENY, "❌ Deny"));
     PlanSpec {
         id: None,
         title: title(input),
@@ -146,30 +152,66 @@ fn project(input: &HookInput) -> Option<String> {
 /// The permission updates "allow for this session" applies: Claude Code's own suggestions for this request
 /// (`PermissionRequest` only), each kept in memory for the session (`destination: "session"`) instead of
 /// written to a settings file. Only updates that widen what this request needs are kept: allow rules, a mode
-/// other than `bypassPermissions`, added directories.
+/// other than `bypassPermissions`, added directories; a `Bash` call without a suggested rule gets a rule for its
+/// exact command.
 #[must_use]
 pub fn session_updates(input: &HookInput) -> Vec<Map<String, Value>> {
+    grants(input, "session", true)
+}
+
+/// The permission updates "always allow in this project" applies: the same rules and directories as
+/// [`session_updates`] (no mode change: that would outlive this request's need), written by Claude Code itself
+/// to the project's `.claude/settings.local.json` (`destination: "localSettings"`).
+#[must_use]
+pub fn project_updates(input: &HookInput) -> Vec<Map<String, Value>> {
+    grants(input, "localSettings", false)
+}
+
+fn grants(input: &HookInput, destination: &str, with_mode: bool) -> Vec<Map<String, Value>> {
     if input.event != Event::PermissionRequest {
         return Vec::new();
     }
-    input
+    let mut updates: Vec<Map<String, Value>> = input
         .permission_suggestions
         .iter()
         .filter(|entry| {
             let field = |key: &str| entry.get(key).and_then(Value::as_str);
             match field("type") {
                 Some("addRules") => field("behavior") == Some("allow"),
-                Some("setMode") => field("mode").is_some_and(|m| m != "bypassPermissions"),
+                Some("setMode") => {
+                    with_mode && field("mode").is_some_and(|m| m != "bypassPermissions")
+                }
                 Some("addDirectories") => true,
                 _ => false,
             }
         })
-        .map(|entry| {
-            let mut entry = entry.clone();
-            entry.insert("destination".to_owned(), Value::from("session"));
-            entry
-        })
-        .collect()
+        .cloned()
+        .collect();
+    let has_rule = updates
+        .iter()
+        .any(|e| e.get("type").and_then(Value::as_str) == Some("addRules"));
+    let command = input
+        .tool_input
+        .get("command")
+        .and_then(Value::as_str)
+        .filter(|c| !c.trim().is_empty());
+    if !has_rule
+        && input.tool_name == "Bash"
+        && let Some(command) = command
+    {
+        let rule = serde_json::json!({
+            "type": "addRules",
+            "rules": [{"toolName": "Bash", "ruleContent": command}],
+            "behavior": "allow",
+        });
+        if let Value::Object(rule) = rule {
+            updates.insert(0, rule);
+        }
+    }
+    for entry in &mut updates {
+        entry.insert("destination".to_owned(), Value::from(destination));
+    }
+    updates
 }
 
 /// `Bash(npm install:*)`, `acceptEdits mode`, `access to /tmp/x`: what the session updates grant, for the label.

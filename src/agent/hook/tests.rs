@@ -154,8 +154,8 @@ answered_at: null
 allow_custom: true
 
 **Options:**
-- `allow` — Allow
-- `deny` — Deny
+- `allow` — ✅ Allow once
+- `deny` — ❌ Deny
 "#
     );
 }
@@ -212,10 +212,14 @@ fn hostile_input_still_makes_a_plan_that_reads_back() {
     let text = plan_text(&nasty.to_string());
     let plan = plan::parse(&text, "h1").unwrap();
     assert_eq!(plan.decisions.len(), 1);
-    assert_eq!(plan.decisions[0].options.len(), 3);
+    assert_eq!(plan.decisions[0].options.len(), 4);
     assert_eq!(
         plan.decisions[0].options[1].label,
-        "Allow for this session (Bash(rm -rf))"
+        "✅ Allow for this session (Bash(rm -rf))"
+    );
+    assert_eq!(
+        plan.decisions[0].options[2].label,
+        "✅ Always allow in this project (Bash(rm -rf))"
     );
     assert!(
         text.contains("\n… (10018 more characters)\n````\n"),
@@ -233,18 +237,19 @@ fn allow_for_this_session_is_offered_only_with_claude_codes_suggestions() {
             .map(|o| format!("{} — {}", o.key, o.label))
             .collect::<Vec<_>>()
     };
-    assert_eq!(options(BASH), ["allow — Allow", "deny — Deny"]);
+    assert_eq!(options(BASH), ["allow — ✅ Allow once", "deny — ❌ Deny"]);
     assert_eq!(
         options(PR_BASH),
         [
-            "allow — Allow",
-            "allow-session — Allow for this session (Bash(npm install:*))",
-            "deny — Deny"
+            "allow — ✅ Allow once",
+            "allow-session — ✅ Allow for this session (Bash(npm install:*))",
+            "allow-project — ✅ Always allow in this project (Bash(npm install:*))",
+            "deny — ❌ Deny"
         ]
     );
     assert_eq!(
         options(PR_EDIT)[1],
-        "allow-session — Allow for this session (acceptEdits mode)"
+        "allow-session — ✅ Allow for this session (acceptEdits mode)"
     );
 }
 
@@ -281,11 +286,11 @@ fn session_updates_stay_in_the_session_and_never_bypass_permissions() {
 #[test]
 fn pre_tool_use_answers_as_permission_decisions() {
     assert_eq!(
-        reply(BASH, &pick("allow", "Allow")).unwrap(),
+        reply(BASH, &pick("allow", "✅ Allow once")).unwrap(),
         r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"Allowed by 93533553 via Arbiter"}}"#
     );
     assert_eq!(
-        reply(EDIT, &pick("deny", "Deny")).unwrap(),
+        reply(EDIT, &pick("deny", "❌ Deny")).unwrap(),
         r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Denied by 93533553 via Arbiter"}}"#
     );
     let custom = Edit::Custom {
@@ -308,7 +313,7 @@ fn pre_tool_use_answers_as_permission_decisions() {
 #[test]
 fn permission_request_answers_as_decision_behaviors() {
     assert_eq!(
-        reply(PR_BASH, &pick("allow", "Allow")).unwrap(),
+        reply(PR_BASH, &pick("allow", "✅ Allow once")).unwrap(),
         r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}},"systemMessage":"Allowed by 93533553 via Arbiter"}"#
     );
     assert_eq!(
@@ -316,14 +321,14 @@ fn permission_request_answers_as_decision_behaviors() {
             PR_BASH,
             &pick(
                 "allow-session",
-                "Allow for this session (Bash(npm install:*))"
+                "✅ Allow for this session (Bash(npm install:*))"
             )
         )
         .unwrap(),
         r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"npm install:*"}],"behavior":"allow","destination":"session"}]}},"systemMessage":"Allowed for this session by 93533553 via Arbiter"}"#
     );
     assert_eq!(
-        reply(PR_EDIT, &pick("deny", "Deny")).unwrap(),
+        reply(PR_EDIT, &pick("deny", "❌ Deny")).unwrap(),
         r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"Denied by 93533553 via Arbiter"}}}"#
     );
     // No "ask" behavior: no decision leaves Claude Code's dialog in place.
@@ -373,5 +378,39 @@ fn a_fallback_asks_in_the_events_format_and_explains_on_stderr() {
     assert_eq!(
         super::Reply::fallback(Some(Event::PermissionRequest), "x").stdout,
         None
+    );
+}
+
+#[test]
+fn always_in_this_project_goes_to_local_settings_and_a_deny_note_is_the_reason() {
+    assert_eq!(
+        reply(
+            PR_BASH,
+            &pick(
+                "allow-project",
+                "✅ Always allow in this project (Bash(npm install:*))"
+            )
+        )
+        .unwrap(),
+        r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"npm install:*"}],"behavior":"allow","destination":"localSettings"}]}},"systemMessage":"Always allowed in this project by 93533553 via Arbiter"}"#
+    );
+    let noted = plan::apply(
+        &plan_text(PR_EDIT),
+        "h1",
+        &Edit::Note {
+            decision: question::DECISION_ID.into(),
+            text: "Not that file".into(),
+        },
+        Some(OWNER),
+        NOW,
+    )
+    .unwrap();
+    let text = plan::apply(&noted, "h1", &pick("deny", "❌ Deny"), Some(OWNER), NOW).unwrap();
+    let text = plan::apply(&text, "h1", &Edit::Submit, Some(OWNER), NOW).unwrap();
+    let input = input::parse(PR_EDIT).unwrap();
+    let plan = plan::parse(&text, "h1").unwrap();
+    assert_eq!(
+        verdict::output(input.event, &verdict::of_answer(&plan, &input)).unwrap(),
+        r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"Denied by 93533553 via Arbiter: Not that file"}}}"#
     );
 }

@@ -7,12 +7,13 @@ use serde_json::{Map, Value};
 use crate::plan::{DecisionStatus, Plan};
 
 use super::input::{Event, HookInput};
-use super::question::{self, ALLOW, ALLOW_SESSION, DECISION_ID, DENY};
+use super::question::{self, ALLOW, ALLOW_PROJECT, ALLOW_SESSION, DECISION_ID, DENY};
 
 /// What the hook tells Claude Code.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
-    /// Run the tool; `session` holds the permission updates to keep for the session (`PermissionRequest`).
+    /// Run the tool; `session` holds the permission updates Claude Code applies (`PermissionRequest`): for the
+    /// session, or written to the project's local settings.
     Allow {
         reason: String,
         session: Vec<Map<String, Value>>,
@@ -56,8 +57,16 @@ pub fn of_answer(plan: &Plan, input: &HookInput) -> Verdict {
                 reason: format!("Allowed for this session{by} via Arbiter"),
                 session: question::session_updates(input),
             },
+            ALLOW_PROJECT => Verdict::Allow {
+                reason: format!("Always allowed in this project{by} via Arbiter"),
+                session: question::project_updates(input),
+            },
+            // The decision's note, when the human left one, is the reason Claude reads.
             DENY => Verdict::Deny {
-                reason: format!("Denied{by} via Arbiter"),
+                reason: match decision.note.as_deref().map(str::trim) {
+                    Some(note) if !note.is_empty() => format!("Denied{by} via Arbiter: {note}"),
+                    _ => format!("Denied{by} via Arbiter"),
+                },
             },
             // A typed answer: the human's instruction, for Claude to follow instead.
             text => Verdict::Deny {
