@@ -267,16 +267,8 @@ async fn non_approvers_outsiders_and_forged_taps_change_nothing() {
     assert!(!card_now.edited, "{}", card_now.render());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_plan_answered_in_private_updates_its_card_and_says_when_submitted() {
-    let f = forum().await;
-    let d = start(&f, TempQueue::new()).await;
-    d.queue
-        .drop_plan("db.md", &one_choice("db", "agent: builder\n"));
-    let c = card(&f.fake, Some(f.builder), |m| m.plain.contains("Pick db")).await;
-    d.wait_message(|m| m.plain.contains("Pick db")).await;
-
-    // Alice follows the card's Open link: the bot's private chat at the plan.
+/// Alice follows the card's Open link to the bot's private chat at plan `db` and answers B there.
+async fn answer_b_in_private(d: &Running) {
     let sent = d.fake.send_text(ALICE, "/start plan_db");
     let view = d
         .wait_message(|m| {
@@ -290,6 +282,17 @@ async fn a_plan_answered_in_private_updates_its_card_and_says_when_submitted() {
         })
         .await;
     d.tap(decision.message_id, "B").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_answered_in_private_updates_its_card_and_says_when_submitted() {
+    let f = forum().await;
+    let d = start(&f, TempQueue::new()).await;
+    d.queue
+        .drop_plan("db.md", &one_choice("db", "agent: builder\n"));
+    let c = card(&f.fake, Some(f.builder), |m| m.plain.contains("Pick db")).await;
+    d.wait_message(|m| m.plain.contains("Pick db")).await;
+    answer_b_in_private(&d).await;
     card(&f.fake, Some(f.builder), |m| {
         m.message_id == c.message_id && m.plain.contains("✅ Database → SQLite · alice")
     })
@@ -321,19 +324,7 @@ async fn a_plan_sent_back_in_private_says_so_on_its_card() {
         .drop_plan("db.md", &one_choice("db", "agent: builder\n"));
     let c = card(&f.fake, Some(f.builder), |m| m.plain.contains("Pick db")).await;
     d.wait_message(|m| m.plain.contains("Pick db")).await;
-    let sent = d.fake.send_text(ALICE, "/start plan_db");
-    let view = d
-        .wait_message(|m| {
-            m.message_id > sent && m.buttons().iter().any(|b| b.text == "▶️ Continue")
-        })
-        .await;
-    d.tap(view.message_id, "▶️ Continue").await;
-    let decision = d
-        .wait_message(|m| {
-            m.message_id == view.message_id && m.buttons().iter().any(|b| b.text == "B")
-        })
-        .await;
-    d.tap(decision.message_id, "B").await;
+    answer_b_in_private(&d).await;
     let review = d
         .wait_message(|m| m.buttons().iter().any(|b| b.text == "🔁 Request changes"))
         .await;
