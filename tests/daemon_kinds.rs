@@ -89,6 +89,29 @@ async fn reply(d: &Running, text: &str, want: &str) -> String {
         .join("\n---\n")
 }
 
+/// `allow_custom` on a `multi`: ✏️ Custom types an answer of one's own, recorded beside the options toggled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_multi_that_allows_custom_takes_text_of_ones_own_beside_the_toggles() {
+    let body = "**Options:**\n- `lint` — Lint\n- `tests` — Tests\n";
+    let text = plan("kind: multi\nallow_custom: true", body);
+    let (d, id) = open(&text).await;
+    let view = d.wait_message(|m| m.message_id == id).await;
+    assert!(has_button(&view, "✏️ Custom"), "{}", view.plain);
+    d.tap(id, "☐ B. Tests").await;
+    d.wait_message(|m| m.message_id == id && has_button(m, "✅ Done (1)"))
+        .await;
+    d.tap(id, "✏️ Custom").await;
+    d.wait_message(|m| m.plain.contains("Type your answer"))
+        .await;
+    assert_eq!(pending(&d), text, "toggles and the prompt write nothing");
+    let after = reply(&d, "mutation testing", "Q →").await;
+    assert!(after.contains("tests, mutation testing"), "{after}");
+    assert_eq!(
+        block(&pending(&d)),
+        "id: q\nkind: multi\nallow_custom: true\nstatus: answered\nanswer: [tests, mutation testing]\nanswered_by: OWNER"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn multi_toggles_write_nothing_until_done_and_done_below_min_is_refused() {
     let body = "**Options:**\n- `lint` — Lint\n- `tests` — Tests\n- `yes` — Fuzz\n";

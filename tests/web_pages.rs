@@ -178,3 +178,36 @@ async fn history_searches_completed_plans_with_their_audit_lines() {
     assert_ne!(anonymous.status, StatusCode::OK);
     assert!(!anonymous.body.contains("Production database"));
 }
+
+/// A `multi` decision that allows answers of one's own: the plan page offers a text field beside the checkboxes,
+/// and one form records the ticked options and the typed text (Enter in that field does the same).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_multi_with_allow_custom_takes_text_of_ones_own_on_the_plan_page() {
+    let queue = TempQueue::new();
+    let text = "---\nid: m1\ntitle: Checks\n---\n# Checks\n\n## Decision 1: Which\n\nid: which\nkind: multi\nallow_custom: true\n\n**Options:**\n- `lint` — Lint\n- `tests` — Tests\n";
+    queue.drop_plan("m1.md", text);
+    let dash = Dash::start(queue).await;
+    let cookie = dash.sign_in().await;
+    let page = dash.get("/plan?id=m1", Some(&cookie)).await.body;
+    assert!(page.contains("name=\"other\""), "{page}");
+    let csrf = field(&page, "csrf").expect("csrf");
+    let seen = field(&page, "seen").expect("seen");
+    let form = [
+        ("csrf", csrf.as_str()),
+        ("plan", "m1"),
+        ("decision", "0"),
+        ("seen", seen.as_str()),
+        ("pick", "0"),
+        ("other", "mutation testing"),
+        ("do", "enter"),
+    ];
+    let r = dash
+        .post("/plan/decide", Some(&cookie), Some(&dash.base), &form)
+        .await;
+    assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
+    let written = dash.run.queue.read("pending", "m1.md");
+    assert!(
+        written.contains("answer: [lint, mutation testing]"),
+        "{written}"
+    );
+}

@@ -258,3 +258,30 @@ fn an_elicitation_is_declined_as_a_whole_by_an_approver() {
         "{outcome:?}"
     );
 }
+
+#[test]
+fn text_of_ones_own_joins_a_multi_only_where_it_allows_custom() {
+    let k = kinds("", Access::new([OWNER]));
+    let me = Actor::User(OWNER);
+    k.take(me, &k.multi(&[0, 1]));
+    // Without allow_custom: refused, nothing written.
+    let before = k.text();
+    let refused = k.take(me, &k.input(0, "fuzz"));
+    assert!(refused.input_refusal().is_some(), "{refused:?}");
+    assert_eq!(k.text(), before);
+    // With it: added to the options recorded so far.
+    let allowing = before.replace(
+        "kind: multi\nmin: 2\n",
+        "kind: multi\nmin: 2\nallow_custom: true\n",
+    );
+    fs::write(&k.file, &allowing).unwrap();
+    assert!(matches!(
+        k.take(me, &k.input(0, "fuzz")),
+        Outcome::Recorded { decision: 0, .. }
+    ));
+    assert!(
+        k.text().contains("answer: [lint, tests, fuzz]"),
+        "{}",
+        k.text()
+    );
+}

@@ -378,6 +378,17 @@ impl Actions {
                 seen,
             } => {
                 let d = seen_decision(decision, seen)?;
+                // Text of one's own for a `multi` that allows it: added to the options recorded so far.
+                if let Kind::Multi { .. } = d.kind
+                    && d.allow_custom
+                {
+                    let picks = d.picked_options();
+                    return Ok(Edit::Value {
+                        decision: d.id.clone(),
+                        value: input::read_picks(d, &picks, Some(typed)).map_err(Stop::Input)?,
+                        edited: None,
+                    });
+                }
                 if let Kind::Multi { .. } = d.kind {
                     return Err(Stop::Input(InputRefusal {
                         reason: "This is a multi decision: pick its options.".to_owned(),

@@ -296,7 +296,8 @@ impl Tap<'_> {
             Reply::Answer => views::custom_prompt(plan, index),
             Reply::Note | Reply::RequestChanges => views::note_prompt(plan, index),
         };
-        if reply == Reply::Answer && d.kind.is_typed() {
+        let own_pick = matches!(d.kind, crate::plan::Kind::Multi { .. }) && d.allow_custom;
+        if reply == Reply::Answer && (d.kind.is_typed() || own_pick) {
             // A typed answer is taken for the decision exactly as this prompt shows it.
             let answering = &self.ctx.state.answering;
             answering.expect_typed(self.user(), &plan.id, &d.id, index, &seen::of_decision(d));

@@ -73,11 +73,23 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
     let typed = answering.typed(user, &mode.plan_id, &mode.decision_id);
     let action = match (mode.reply, typed) {
         // A text, a number or an edited proposal: read and checked against the decision as its prompt showed it.
-        (Reply::Answer, Some((decision, seen))) => Action::AnswerInput {
-            decision,
-            input: text.to_owned(),
-            seen,
-        },
+        // Text of one's own for a `multi`, beside the options toggled so far (without toggles, beside the
+        // recorded ones: the action layer adds it to those).
+        (Reply::Answer, Some((decision, seen))) => {
+            match answering.picks(user, &mode.plan_id, decision, &seen) {
+                Some(options) => Action::AnswerMulti {
+                    decision,
+                    options,
+                    custom: Some(text.to_owned()),
+                    seen,
+                },
+                None => Action::AnswerInput {
+                    decision,
+                    input: text.to_owned(),
+                    seen,
+                },
+            }
+        }
         (Reply::Answer, None) => Action::Custom {
             to: Typed::Id(mode.decision_id.clone()),
             text: text.to_owned(),

@@ -45,6 +45,10 @@ pub fn inputs(d: &Decision, i: usize) -> Option<Markup> {
                             " " code { (o.key) } " — " (o.label)
                         }
                     }
+                    @if d.allow_custom {
+                        label for=(format!("other-{i}")) { "Your own (added to the ticked ones)" }
+                        input #(format!("other-{i}")) type="text" name="other";
+                    }
                 }
                 button.primary type="submit" name="do" value="multi" { "✅ Done" }
             }

@@ -235,6 +235,9 @@ pub struct Decide {
     /// A `multi` decision's checked options.
     #[serde(default)]
     pick: Vec<usize>,
+    /// A `multi` decision's own text (`allow_custom`), added to the checked options.
+    #[serde(default)]
+    other: String,
     /// A typed answer: a text, a number, an edited proposal.
     value: Option<String>,
     /// A `datetime-local` field (UTC, no offset).
@@ -260,6 +263,8 @@ pub async fn decide(
         // Browsers post a textarea's line breaks as CRLF (HTML's form encoding): an edited proposal's are `\n`.
         .or_else(|| form.value.as_ref().map(|v| v.replace("\r\n", "\n")));
     let what = match form.what.as_deref() {
+        // Enter in a multi's own-text field: Done with what is ticked and typed.
+        Some("enter") if !form.other.trim().is_empty() => Some("multi"),
         Some("enter") => match (
             form.text.trim().is_empty(),
             form.note.trim().is_empty(),
@@ -294,7 +299,7 @@ pub async fn decide(
             let action = Action::AnswerMulti {
                 decision,
                 options: form.pick.clone(),
-                custom: None,
+                custom: Some(form.other.trim().to_owned()).filter(|t| !t.is_empty()),
                 seen: form.seen.clone(),
             };
             web.act(user, id, action).await

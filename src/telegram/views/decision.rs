@@ -309,7 +309,7 @@ fn keyboard(
         seen: seen.clone(),
     };
     let mut typing = Vec::new();
-    if d.kind == Kind::Choice {
+    if d.kind == Kind::Choice || (matches!(d.kind, Kind::Multi { .. }) && d.allow_custom) {
         typing.push(Button::new("✏️ Custom", custom));
     }
     if !d.required {
