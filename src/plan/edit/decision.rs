@@ -100,6 +100,10 @@ pub(super) fn write(
             }
         }
         Edit::RequestChanges { feedback } => {
+            // MCP's elicitation result has accept and decline only: there is no revision to wait for.
+            if plan.elicitation {
+                return Err(EditError::NotSendable);
+            }
             if feedback.trim().is_empty() {
                 return Err(EditError::EmptyFeedback);
             }
