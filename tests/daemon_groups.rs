@@ -314,6 +314,51 @@ async fn a_plan_answered_in_private_updates_its_card_and_says_when_submitted() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_sent_back_in_private_says_so_on_its_card() {
+    let f = forum().await;
+    let d = start(&f, TempQueue::new()).await;
+    d.queue
+        .drop_plan("db.md", &one_choice("db", "agent: builder\n"));
+    let c = card(&f.fake, Some(f.builder), |m| m.plain.contains("Pick db")).await;
+    d.wait_message(|m| m.plain.contains("Pick db")).await;
+    let sent = d.fake.send_text(ALICE, "/start plan_db");
+    let view = d
+        .wait_message(|m| {
+            m.message_id > sent && m.buttons().iter().any(|b| b.text == "▶️ Continue")
+        })
+        .await;
+    d.tap(view.message_id, "▶️ Continue").await;
+    let decision = d
+        .wait_message(|m| {
+            m.message_id == view.message_id && m.buttons().iter().any(|b| b.text == "B")
+        })
+        .await;
+    d.tap(decision.message_id, "B").await;
+    let review = d
+        .wait_message(|m| m.buttons().iter().any(|b| b.text == "🔁 Request changes"))
+        .await;
+    d.tap(review.message_id, "🔁 Request changes").await;
+    let prompt = d
+        .wait_message(|m| m.plain.contains("What should the agent change"))
+        .await;
+    d.fake
+        .send_reply(ALICE, "Use PostgreSQL, not SQLite", prompt.message_id);
+    let back = card(&f.fake, Some(f.builder), |m| {
+        m.message_id == c.message_id && m.plain.contains("Sent back")
+    })
+    .await;
+    assert!(
+        back.render().ends_with("🔁 Sent back for changes"),
+        "{}",
+        back.render()
+    );
+    assert!(
+        back.buttons().is_empty(),
+        "a sent-back card offers no answer"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reminders_go_to_the_topic_silently_in_quiet_hours() {
     use chrono::Timelike;
     let now = chrono::Utc::now();

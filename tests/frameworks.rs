@@ -272,10 +272,16 @@ async fn langgraph_interrupts_resume_with_the_owners_text_choice_and_picks() {
     let id = chat.next_plan(&mut example).await;
     let msg = chat.open(&id, "1/1 · Which checks must pass?").await;
     if chat.offers(msg, "☐ A. lint") {
+        // Each toggle redraws the message: the next tap waits for the redraw it follows.
+        let shows = |label: &'static str| {
+            move |m: &arbiter_zebu::fakebot::SentMessage| {
+                m.message_id == msg && m.buttons().iter().any(|b| b.text == label)
+            }
+        };
         d.tap(msg, "☐ A. lint").await;
-        chat.on(msg, "1/1 · Which checks must pass?").await;
+        d.wait_message(shows("☑ A. lint")).await;
         d.tap(msg, "☐ C. e2e").await;
-        chat.on(msg, "1/1 · Which checks must pass?").await;
+        d.wait_message(shows("✅ Done (2)")).await;
         d.tap(msg, "✅ Done (2)").await;
     } else {
         // This bot has no multi toggles yet: through the owner-action layer.

@@ -25,7 +25,9 @@ pub struct StatusReport {
     pub notify_session: Option<String>,
     /// The folder the file is in: pending | completed | returned (sent back, waiting for a revision)
     pub location: String,
-    /// 1 for a plan as first pushed, N+1 for the agent's revision of revision N.
+    /// 1 for a plan as first pushed, N+1 for the agent's revision of revision N (left out while it is 1, so a
+    /// plan never revised reads as it always did).
+    #[serde(skip_serializing_if = "is_first")]
     pub revision: u32,
     /// The owner's request for changes: on a plan sent back (`status: changes_requested`), and on the revision
     /// that answers it.
@@ -305,4 +307,10 @@ fn text_of(v: &serde_json::Value) -> String {
 
 fn one_line(s: &str) -> String {
     s.replace(['\n', '\r'], " ")
+}
+
+/// Whether `revision` is the first (serde's `skip_serializing_if` takes a reference).
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_first(revision: &u32) -> bool {
+    *revision == 1
 }

@@ -221,11 +221,15 @@ async fn retire(ctx: &Ctx, id: &str) {
     let Some(first) = cards.first() else { return };
     let completed = completed(ctx, id, &first.file).await;
     let (plan, state) = match completed {
+        Some(l) if l.plan.declined() => (Some(l.plan), CardState::Declined),
         Some(l) => (Some(l.plan), CardState::Submitted),
-        None => (
-            lock(&ctx.groups.last).get(id).map(|l| l.plan.clone()),
-            CardState::Gone,
-        ),
+        None => match returned(ctx, id).await {
+            Some(l) => (Some(l.plan), CardState::SentBack),
+            None => (
+                lock(&ctx.groups.last).get(id).map(|l| l.plan.clone()),
+                CardState::Gone,
+            ),
+        },
     };
     for card in &cards {
         match &plan {
@@ -262,6 +266,16 @@ async fn completed(ctx: &Ctx, id: &str, file: &str) -> Option<Loaded> {
     .await
     .ok()
     .flatten()
+}
+
+/// Plan `id` in returned/ (sent back with a request for changes).
+async fn returned(ctx: &Ctx, id: &str) -> Option<Loaded> {
+    let queue = ctx.queue().clone();
+    let want = id.to_owned();
+    tokio::task::spawn_blocking(move || queue.find_returned(&want).ok().flatten())
+        .await
+        .ok()
+        .flatten()
 }
 
 /// The card of `plan` as the group sees it.

@@ -56,7 +56,6 @@ impl Queue {
             queue.pending_dir(),
             queue.completed_dir(),
             queue.notify_dir(),
-            queue.returned_dir(),
         ] {
             fs::create_dir_all(&dir).map_err(StoreError::io(&dir))?;
         }

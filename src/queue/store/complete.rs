@@ -46,6 +46,11 @@ impl Queue {
         location: Location,
     ) -> Result<Loaded, StoreError> {
         let dir = self.root().join(location.as_str());
+        // returned/ is made by the first plan sent back (a queue that never sends one back keeps its three folders).
+        if !dir.exists() {
+            std::fs::create_dir_all(&dir).map_err(StoreError::io(&dir))?;
+            sync_dir(&dir).map_err(StoreError::io(&dir))?;
+        }
         let name = loaded
             .path
             .file_name()

@@ -25,6 +25,10 @@ pub enum CardState {
     Pending,
     /// Submitted (by a person or its deadline): the card keeps the answers, without buttons.
     Submitted,
+    /// Sent back to its agent with a request for changes (its revision gets a card of its own).
+    SentBack,
+    /// An MCP form declined as a whole.
+    Declined,
     /// No longer in the queue and not submitted (the file was deleted or withdrawn).
     Gone,
 }
@@ -98,6 +102,8 @@ pub fn card(plan: &Plan, card: &Card) -> View {
         match card.state {
             CardState::Pending => {}
             CardState::Submitted => text.push_str("\n\n📤 *Submitted*"),
+            CardState::SentBack => text.push_str("\n\n🔁 *Sent back for changes*"),
+            CardState::Declined => text.push_str("\n\n❌ *Declined*"),
             CardState::Gone => text.push_str("\n\n🗑 *No longer in the queue*"),
         }
         text.into()

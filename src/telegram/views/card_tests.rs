@@ -75,6 +75,14 @@ fn a_plan_of_several_decisions_links_to_the_private_chat() {
         render(&draw(&plan, CardState::Pending, at(10)))
     );
     assert_snapshot!("card_gone", render(&draw(&plan, CardState::Gone, at(10))));
+    assert_snapshot!(
+        "card_sent_back",
+        render(&draw(&plan, CardState::SentBack, at(10)))
+    );
+    assert_snapshot!(
+        "card_declined",
+        render(&draw(&plan, CardState::Declined, at(10)))
+    );
 }
 
 #[test]

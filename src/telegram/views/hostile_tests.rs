@@ -59,7 +59,13 @@ fn every_view(plan: &Plan) -> Vec<View> {
     ];
     let viewer = Viewer::default();
     let open = card::deep_link("arbiter_bot", &plan.id);
-    for state in [CardState::Pending, CardState::Submitted, CardState::Gone] {
+    for state in [
+        CardState::Pending,
+        CardState::Submitted,
+        CardState::SentBack,
+        CardState::Declined,
+        CardState::Gone,
+    ] {
         let drawn = Card {
             state,
             open: open.as_ref(),
