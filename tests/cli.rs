@@ -299,7 +299,7 @@ fn status_and_get_report_state_and_answers() {
     let status = json!({
         "id": "abc123", "title": "API Design Decisions", "status": "in_progress", "priority": "normal",
         "tag": "nft-marketplace", "agent": "ceo", "session": "agent:ceo:main",
-        "notify_session": "agent:swe2:main", "location": "pending", "revision": 1, "path": path,
+        "notify_session": "agent:swe2:main", "location": "pending", "path": path,
         "created_at": "2026-01-30T01:30:00Z", "updated_at": NOW, "completed_at": null,
         "deadline": null, "overdue": false, "total": 3, "answered": 2, "skipped": 1, "remaining": 0,
         "require": 1, "signoffs": []
