@@ -235,6 +235,18 @@ fn outsiders_non_approvers_and_stale_views_change_nothing() {
 #[test]
 fn an_elicitation_is_declined_as_a_whole_by_an_approver() {
     let k = kinds("elicitation: true\n", Access::new([OWNER]));
+    // It is accepted or declined, never sent back: MCP's result has no revision to wait for.
+    let before = k.text();
+    let send_back = Action::RequestChanges {
+        seen: seen::of_answers(&k.plan()),
+        feedback: "other fields".into(),
+    };
+    let outcome = k.take(Actor::User(OWNER), &send_back);
+    assert!(
+        matches!(&outcome, Outcome::NotRecorded { error, .. } if error.to_string().contains("not sent back")),
+        "{outcome:?}"
+    );
+    assert_eq!(k.text(), before);
     let decline = Action::Decline {
         seen: seen::of_answers(&k.plan()),
     };

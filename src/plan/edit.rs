@@ -123,6 +123,8 @@ pub enum EditError {
     Required { decision: String },
     #[error("say what the agent should change: the request can't be empty")]
     EmptyFeedback,
+    #[error("an elicitation request is accepted or declined, not sent back for changes")]
+    NotSendable,
     #[error("only an elicitation request can be declined")]
     NotDeclinable,
     #[error("the edit would leave the file unreadable ({0}); nothing was written")]

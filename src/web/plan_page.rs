@@ -185,15 +185,16 @@ fn plan_body(web: &Web, plan: &Plan, session: &Session, message: Option<(&str, &
                     button type="submit" disabled { "Submit (" (remaining) " still pending)" }
                 }
             }
-            // One form = one action: the request and the answers it was written against.
-            form.request-changes method="post" action="/plan/request-changes" {
+            // One form = one action: the request and the answers it was written against. An elicitation is
+            // declined instead.
+            @if !plan.elicitation { form.request-changes method="post" action="/plan/request-changes" {
                 input type="hidden" name="csrf" value=(session.csrf);
                 input type="hidden" name="plan" value=(plan.id);
                 input type="hidden" name="seen" value=(seen::of_answers(plan));
                 label for="feedback" { "What should the agent change?" }
                 textarea id="feedback" name="feedback" rows="3" required {}
                 button type="submit" { "🔁 Request changes" }
-            }
+            } }
         }
     }
 }

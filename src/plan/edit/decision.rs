@@ -41,7 +41,10 @@ pub(super) fn write(
             input::check_value(d, value).map_err(EditError::Input)?;
             let mut fields = stamp_value("answered", value, by, now);
             match edited {
-                Some(e) => fields.push(("edited", e.to_string())),
+                Some(e) => {
+                    fields.push(("edited", e.to_string()));
+                    clear_carried(plan, decision, &mut fields);
+                }
                 None => clear_edited(plan, decision, &mut fields),
             }
             set(file, plan, decision, &fields)?;
@@ -50,12 +53,9 @@ pub(super) fn write(
             if text.trim().is_empty() {
                 return Err(EditError::EmptyAnswer);
             }
-            set(
-                file,
-                plan,
-                decision,
-                &stamp("answered", Some(text), by, now),
-            )?;
+            let mut fields = stamp("answered", Some(text), by, now);
+            clear_carried(plan, decision, &mut fields);
+            set(file, plan, decision, &fields)?;
         }
         Edit::Skip { decision } => {
             // The deadline (`answered_by: deadline`, never a user id) skips what it has no default for.
@@ -100,6 +100,10 @@ pub(super) fn write(
             }
         }
         Edit::RequestChanges { feedback } => {
+            // MCP's elicitation result has accept and decline only: there is no revision to wait for.
+            if plan.elicitation {
+                return Err(EditError::NotSendable);
+            }
             if feedback.trim().is_empty() {
                 return Err(EditError::EmptyFeedback);
             }

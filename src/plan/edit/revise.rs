@@ -206,5 +206,18 @@ mod tests {
                 .unwrap()
                 .carried
         );
+        let custom = crate::plan::apply(
+            &again,
+            "p1",
+            &crate::plan::Edit::Custom {
+                decision: "keep".into(),
+                text: "my own".into(),
+            },
+            Some("7"),
+            "2026-02-02T10:00:00Z",
+        )
+        .unwrap();
+        let keep = parse(&custom, "p1").unwrap();
+        assert!(!keep.decision("keep").unwrap().carried, "{custom}");
     }
 }

@@ -62,8 +62,9 @@ pub(super) fn review_view(plan: &Plan, confirm: Option<&str>, viewer: &Viewer) -
     if !last.is_empty() {
         keyboard.push(last);
     }
-    // Sending the plan back is the approvers' (a delegate sees only their decisions).
-    if viewer.only.is_none() {
+    // Sending the plan back is the approvers' (a delegate sees only their decisions); an elicitation is declined
+    // instead.
+    if viewer.only.is_none() && !plan.elicitation {
         keyboard.push(vec![Button::new(
             "🔁 Request changes",
             Callback::RequestChanges {
