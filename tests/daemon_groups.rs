@@ -267,6 +267,18 @@ async fn non_approvers_outsiders_and_forged_taps_change_nothing() {
     assert!(!card_now.edited, "{}", card_now.render());
 }
 
+/// Plan `db` dropped and carded in the Builder topic; Alice opens it from the card and answers B in private.
+/// Returns the daemon and the card.
+async fn card_answered_in_private(f: &Forum) -> (Running, SentMessage) {
+    let d = start(f, TempQueue::new()).await;
+    d.queue
+        .drop_plan("db.md", &one_choice("db", "agent: builder\n"));
+    let c = card(&f.fake, Some(f.builder), |m| m.plain.contains("Pick db")).await;
+    d.wait_message(|m| m.plain.contains("Pick db")).await;
+    answer_b_in_private(&d).await;
+    (d, c)
+}
+
 /// Alice follows the card's Open link to the bot's private chat at plan `db` and answers B there.
 async fn answer_b_in_private(d: &Running) {
     let sent = d.fake.send_text(ALICE, "/start plan_db");
@@ -287,12 +299,7 @@ async fn answer_b_in_private(d: &Running) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_plan_answered_in_private_updates_its_card_and_says_when_submitted() {
     let f = forum().await;
-    let d = start(&f, TempQueue::new()).await;
-    d.queue
-        .drop_plan("db.md", &one_choice("db", "agent: builder\n"));
-    let c = card(&f.fake, Some(f.builder), |m| m.plain.contains("Pick db")).await;
-    d.wait_message(|m| m.plain.contains("Pick db")).await;
-    answer_b_in_private(&d).await;
+    let (d, c) = card_answered_in_private(&f).await;
     card(&f.fake, Some(f.builder), |m| {
         m.message_id == c.message_id && m.plain.contains("✅ Database → SQLite · alice")
     })
@@ -319,12 +326,7 @@ async fn a_plan_answered_in_private_updates_its_card_and_says_when_submitted() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_plan_sent_back_in_private_says_so_on_its_card() {
     let f = forum().await;
-    let d = start(&f, TempQueue::new()).await;
-    d.queue
-        .drop_plan("db.md", &one_choice("db", "agent: builder\n"));
-    let c = card(&f.fake, Some(f.builder), |m| m.plain.contains("Pick db")).await;
-    d.wait_message(|m| m.plain.contains("Pick db")).await;
-    answer_b_in_private(&d).await;
+    let (d, c) = card_answered_in_private(&f).await;
     let review = d
         .wait_message(|m| m.buttons().iter().any(|b| b.text == "🔁 Request changes"))
         .await;

@@ -127,18 +127,7 @@ impl FakeBot {
                 .filter(|m| m.from_bot())
                 .ok_or_else(|| format!("no bot message {message_id} in group {chat_id}"))?;
             let message = state.message_json(message);
-            state.next_query_id += 1;
-            let id = format!("{}{:06}", user.unsigned_abs(), state.next_query_id);
-            let query = json!({
-                "id": id,
-                "from": user_json(user),
-                "message": message,
-                "chat_instance": format!("ci{chat_id}"),
-                "data": data,
-            });
-            state.queries.insert(id.clone(), false);
-            state.push_update("callback_query", query);
-            Ok(id)
+            Ok(state.push_callback(user, chat_id, message, data))
         })
     }
 

@@ -58,10 +58,10 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use self::server::Shared;
+use self::state::now_unix;
 pub use self::state::{
     BOT_ID, BOT_USERNAME, Button, Call, Document, Fault, Markup, SentMessage, Upload,
 };
-use self::state::{now_unix, user_json};
 
 /// Handle to a running fake Bot API server.
 #[derive(Clone)]
@@ -195,22 +195,11 @@ impl FakeBot {
     /// as inaccessible (`date: 0`), as Telegram does for old messages.
     pub fn tap_raw(&self, user_id: i64, message_id: i32, data: &str) -> String {
         self.shared.update(|state| {
-            state.next_query_id += 1;
-            let id = format!("{}{:06}", user_id.unsigned_abs(), state.next_query_id);
             let message = match state.find(user_id, message_id) {
                 Some(message) => state.message_json(message),
                 None => json!({"chat": {"id": user_id, "type": "private"}, "message_id": message_id, "date": 0}),
             };
-            let query = json!({
-                "id": id,
-                "from": user_json(user_id),
-                "message": message,
-                "chat_instance": format!("ci{user_id}"),
-                "data": data,
-            });
-            state.queries.insert(id.clone(), false);
-            state.push_update("callback_query", query);
-            id
+            state.push_callback(user_id, user_id, message, data)
         })
     }
 

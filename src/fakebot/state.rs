@@ -341,6 +341,22 @@ impl State {
             .push_back((id, json!({ "update_id": id, kind: payload })));
     }
 
+    /// Queues a callback query from `user` on `message` (a `Message` object) in chat `chat`; returns its id.
+    pub fn push_callback(&mut self, user: i64, chat: i64, message: Value, data: &str) -> String {
+        self.next_query_id += 1;
+        let id = format!("{}{:06}", user.unsigned_abs(), self.next_query_id);
+        let query = json!({
+            "id": id,
+            "from": user_json(user),
+            "message": message,
+            "chat_instance": format!("ci{chat}"),
+            "data": data,
+        });
+        self.queries.insert(id.clone(), false);
+        self.push_update("callback_query", query);
+        id
+    }
+
     /// The Bot API `Message` object of a stored message.
     pub fn message_json(&self, message: &SentMessage) -> Value {
         let from = if message.from_bot() {
