@@ -3,12 +3,15 @@
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, Subcommand, ValueEnum};
 
-use crate::agent::hook::{self, HookOptions, OnTimeout, PlanOptions, Reply};
+use crate::agent::AgentError;
+use crate::agent::hook::{self, HookOptions, OnTimeout, PlanOptions, Reply, install};
+
+use super::CliError;
 
 use super::duration;
 
@@ -29,13 +32,44 @@ impl HookFallback {
 
 #[derive(Debug, Subcommand)]
 pub enum HookCommand {
-    /// Claude Code hook for PreToolUse and PermissionRequest: asks the human, prints the decision JSON.
+    /// Claude Code hook for PermissionRequest (tool permissions, AskUserQuestion, ExitPlanMode), PreToolUse and
+    /// Elicitation: asks the human, prints Claude Code's hook output. `install` writes it into Claude Code's
+    /// settings.
     ClaudeCode(ClaudeCodeArgs),
 }
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct ClaudeCodeArgs {
-    /// How long to wait for the answer; keep it under the hook's `timeout` in settings.json (600 s by default).
+    #[command(subcommand)]
+    action: Option<ClaudeCodeAction>,
+    #[command(flatten)]
+    hook: HookArgs,
+}
+
+#[derive(Debug, Subcommand)]
+enum ClaudeCodeAction {
+    /// Writes the hook into Claude Code's settings (~/.claude/settings.json, or with --project the project's
+    /// .claude/settings.local.json), merged with what is there; running it again changes nothing.
+    Install(InstallArgs),
+}
+
+#[derive(Debug, Args)]
+struct InstallArgs {
+    /// Install for this project only (its .claude/settings.local.json, which git ignores), not for every project.
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+    /// Print the settings file as it would be written, and write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    #[command(flatten)]
+    hook: HookArgs,
+}
+
+/// How the hook asks: the same flags for the hook itself and for `install`, which writes them into its command.
+#[derive(Debug, Args)]
+struct HookArgs {
+    /// How long to wait for the answer; `install` gives the hook a Claude Code `timeout` one minute longer.
     #[arg(long, value_name = "DURATION", value_parser = duration::parse, default_value = "9m")]
     timeout: Duration,
     /// What to answer when the time is up; `ask` falls back to Claude Code's own prompt.
@@ -49,7 +83,7 @@ pub struct ClaudeCodeArgs {
     tag: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Fallback {
     Allow,
     Deny,
@@ -57,9 +91,13 @@ enum Fallback {
 }
 
 /// Asks the human and prints Claude Code's decision; what keeps it from asking is a [`HookFallback`], which
-/// answers `ask`.
-pub fn run(queue: Option<&Path>, command: HookCommand) -> Result<(), HookFallback> {
+/// answers `ask`. `install` writes the hook into Claude Code's settings.
+pub fn run(queue: Option<&Path>, command: HookCommand) -> Result<(), CliError> {
     let HookCommand::ClaudeCode(args) = command;
+    if let Some(ClaudeCodeAction::Install(install)) = args.action {
+        return Ok(self::install(queue, &install)?);
+    }
+    let args = args.hook;
     let text = read_input().map_err(|reason| HookFallback {
         answer_as: Some(hook::Event::PreToolUse),
         reason,
@@ -89,11 +127,116 @@ pub fn run(queue: Option<&Path>, command: HookCommand) -> Result<(), HookFallbac
     Ok(())
 }
 
+/// `hook claude-code install`: the hook command (this binary, the queue resolved now, the flags given) merged
+/// into the settings file, written atomically; `--dry-run` prints the file instead.
+fn install(queue: Option<&Path>, args: &InstallArgs) -> Result<(), AgentError> {
+    let settings = match &args.project {
+        Some(dir) => {
+            if !dir.is_dir() {
+                return Err(AgentError::Invalid(format!(
+                    "--project {}: not a folder",
+                    dir.display()
+                )));
+            }
+            dir.join(".claude").join("settings.local.json")
+        }
+        None => {
+            let home = std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .ok_or_else(|| {
+                    AgentError::Invalid("HOME is not set: pass --project DIR".to_owned())
+                })?;
+            PathBuf::from(home).join(".claude").join("settings.json")
+        }
+    };
+    let queue_dir = crate::agent::resolve_queue_dir(queue, &crate::config::process_env)?;
+    let queue_dir = std::path::absolute(&queue_dir).unwrap_or(queue_dir);
+    let exe = std::env::current_exe().map_err(|source| AgentError::Io {
+        path: PathBuf::from("arbiter"),
+        source,
+    })?;
+    let hook = &args.hook;
+    let mut command = format!(
+        "{} --queue {} hook claude-code --timeout {}",
+        install::shell_quote(&exe.to_string_lossy()),
+        install::shell_quote(&queue_dir.to_string_lossy()),
+        duration::format(hook.timeout)
+    );
+    if hook.on_timeout != Fallback::Ask {
+        let value = hook
+            .on_timeout
+            .to_possible_value()
+            .map(|v| v.get_name().to_owned());
+        command.push_str(&format!(" --on-timeout {}", value.unwrap_or_default()));
+    }
+    if hook.priority != "high" {
+        command.push_str(&format!(" --priority {}", hook.priority));
+    }
+    if let Some(tag) = &hook.tag {
+        command.push_str(&format!(" --tag {}", install::shell_quote(tag)));
+    }
+    let existing = match std::fs::read_to_string(&settings) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(source) => {
+            return Err(AgentError::Io {
+                path: settings,
+                source,
+            });
+        }
+    };
+    // Claude Code kills a hook at its `timeout`: a minute more than the hook waits, so the hook answers first.
+    let merged = install::merge(existing.as_deref(), &command, hook.timeout.as_secs() + 60)
+        .map_err(|e| AgentError::Invalid(format!("{}: {e}", settings.display())))?;
+    let summary: Vec<String> = merged
+        .changes
+        .iter()
+        .map(|(event, change)| {
+            let what = match change {
+                install::Change::Added => "added",
+                install::Change::Updated => "updated",
+                install::Change::Unchanged => "already there",
+            };
+            format!("{event} ({what})")
+        })
+        .collect();
+    if args.dry_run {
+        super::print_out(&merged.text);
+        eprintln!(
+            "arbiter: would write {} ({}); nothing was written",
+            settings.display(),
+            summary.join(", ")
+        );
+        return Ok(());
+    }
+    if let Some(dir) = settings.parent() {
+        std::fs::create_dir_all(dir).map_err(|source| AgentError::Io {
+            path: dir.to_owned(),
+            source,
+        })?;
+    }
+    if existing.as_deref() != Some(merged.text.as_str()) {
+        crate::queue::atomic::write_atomic(&settings, merged.text.as_bytes()).map_err(
+            |source| AgentError::Io {
+                path: settings.clone(),
+                source,
+            },
+        )?;
+    }
+    super::print_out(&format!(
+        "Claude Code hooks in {}: {}\nThe hook runs: {command}\n",
+        settings.display(),
+        summary.join(", ")
+    ));
+    Ok(())
+}
+
 /// Is this command line a `hook claude-code` call (whose argument errors must still answer)?
 pub fn is_hook_call(args: impl IntoIterator<Item = OsString>) -> bool {
     let args: Vec<OsString> = args.into_iter().collect();
     args.windows(2)
-        .any(|w| w[0] == "hook" && w[1] == "claude-code")
+        .position(|w| w[0] == "hook" && w[1] == "claude-code")
+        .is_some_and(|at| args.get(at + 2).is_none_or(|next| next != "install"))
 }
 
 /// A command line error of `hook claude-code` answers `ask` too, so a typo in settings.json does not block every

@@ -1,7 +1,7 @@
-//! What Claude Code sends a hook on stdin, for the two events that decide a permission: `PreToolUse` and
-//! `PermissionRequest` (code.claude.com/docs/en/hooks, "Common input fields", "PreToolUse input",
-//! "PermissionRequest input"). Read leniently: only the fields the hook uses; Claude Code adds fields between
-//! versions, and unknown ones are ignored.
+//! What Claude Code sends a hook on stdin: the two events that decide a tool call, `PreToolUse` and
+//! `PermissionRequest`, and `Elicitation`, an MCP server's form (code.claude.com/docs/en/hooks, "Common input
+//! fields", "PreToolUse input", "PermissionRequest input", "Elicitation input"). Read leniently: only the fields
+//! the hook uses; Claude Code adds fields between versions, and unknown ones are ignored.
 
 use serde_json::{Map, Value};
 
@@ -12,6 +12,8 @@ pub enum Event {
     PreToolUse,
     /// When Claude Code is about to show its permission dialog; answered with `decision.behavior` allow | deny.
     PermissionRequest,
+    /// An MCP server asks the user to fill in a form; answered with `action` accept (and `content`) | decline.
+    Elicitation,
 }
 
 impl Event {
@@ -21,17 +23,54 @@ impl Event {
         match self {
             Event::PreToolUse => "PreToolUse",
             Event::PermissionRequest => "PermissionRequest",
+            Event::Elicitation => "Elicitation",
         }
     }
 
     fn parse(name: &str) -> Option<Event> {
-        [Event::PreToolUse, Event::PermissionRequest]
-            .into_iter()
-            .find(|e| e.name() == name)
+        [
+            Event::PreToolUse,
+            Event::PermissionRequest,
+            Event::Elicitation,
+        ]
+        .into_iter()
+        .find(|e| e.name() == name)
     }
 }
 
-/// One hook call as the hook needs it.
+/// What a hook call asks: a tool call to allow, or an MCP server's form to fill in.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    Tool(HookInput),
+    Form(FormInput),
+}
+
+impl Input {
+    #[must_use]
+    pub fn event(&self) -> Event {
+        match self {
+            Input::Tool(tool) => tool.event,
+            Input::Form(_) => Event::Elicitation,
+        }
+    }
+}
+
+/// An `Elicitation` hook call: the MCP server's form request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FormInput {
+    pub session_id: Option<String>,
+    pub cwd: Option<String>,
+    /// The MCP server asking (the hook's matcher).
+    pub server: String,
+    /// What the server tells the user.
+    pub message: String,
+    /// `form` (a schema of fields) or `url` (a page to open: not a form the hook can fill).
+    pub mode: String,
+    /// The form's JSON schema (`requested_schema`).
+    pub requested_schema: Value,
+}
+
+/// One tool call (`PreToolUse`, `PermissionRequest`) as the hook needs it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HookInput {
     pub event: Event,
@@ -58,7 +97,7 @@ pub struct InputError {
 }
 
 /// Reads the hook input.
-pub fn parse(text: &str) -> Result<HookInput, InputError> {
+pub fn parse(text: &str) -> Result<Input, InputError> {
     let unreadable = |reason: String| InputError {
         answer_as: Some(Event::PreToolUse),
         reason,
@@ -75,7 +114,7 @@ pub fn parse(text: &str) -> Result<HookInput, InputError> {
                 return Err(InputError {
                     answer_as: None,
                     reason: format!(
-                        "`{name}` is not an event this hook answers: configure it for PreToolUse or PermissionRequest"
+                        "`{name}` is not an event this hook answers: configure it for PermissionRequest, PreToolUse or Elicitation"
                     ),
                 });
             }
@@ -90,6 +129,28 @@ pub fn parse(text: &str) -> Result<HookInput, InputError> {
         answer_as: Some(event),
         reason: format!("the {} hook input {reason}", event.name()),
     };
+    let string = |fields: &mut Map<String, Value>, key: &str| match fields.remove(key) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s),
+        _ => None,
+    };
+    if event == Event::Elicitation {
+        let server = string(&mut fields, "mcp_server_name")
+            .ok_or_else(|| bad("has no `mcp_server_name` string"))?;
+        let message =
+            string(&mut fields, "message").ok_or_else(|| bad("has no `message` string"))?;
+        let requested_schema = match fields.remove("requested_schema") {
+            Some(schema @ Value::Object(_)) => schema,
+            _ => Value::Null,
+        };
+        return Ok(Input::Form(FormInput {
+            session_id: string(&mut fields, "session_id"),
+            cwd: string(&mut fields, "cwd"),
+            server,
+            message,
+            mode: string(&mut fields, "mode").unwrap_or_else(|| "form".to_owned()),
+            requested_schema,
+        }));
+    }
     let tool_name = match fields.remove("tool_name") {
         Some(Value::String(name)) if !name.trim().is_empty() => name,
         _ => return Err(bad("has no `tool_name` string")),
@@ -108,18 +169,14 @@ pub fn parse(text: &str) -> Result<HookInput, InputError> {
             .collect(),
         _ => Vec::new(),
     };
-    let string = |fields: &mut Map<String, Value>, key: &str| match fields.remove(key) {
-        Some(Value::String(s)) if !s.is_empty() => Some(s),
-        _ => None,
-    };
-    Ok(HookInput {
+    Ok(Input::Tool(HookInput {
         event,
         session_id: string(&mut fields, "session_id"),
         cwd: string(&mut fields, "cwd"),
         tool_name,
         tool_input,
         permission_suggestions,
-    })
+    }))
 }
 
 /// The event a hook input names, read as leniently as possible: for answering `ask` in the right format when
@@ -127,7 +184,7 @@ pub fn parse(text: &str) -> Result<HookInput, InputError> {
 #[must_use]
 pub fn answer_as(text: &str) -> Option<Event> {
     match parse(text) {
-        Ok(input) => Some(input.event),
+        Ok(input) => Some(input.event()),
         Err(e) => e.answer_as,
     }
 }

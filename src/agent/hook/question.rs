@@ -33,10 +33,17 @@ pub struct PlanOptions {
     pub deadline: Option<String>,
 }
 
-/// The plan asking the human about this tool call.
+/// The plan asking the human about this tool call. A `Bash` command is an `edit` decision: `✅ Approve as is`
+/// allows it once, `✏️ Edit` allows the edited command (Claude Code runs it as `updatedInput`), and the grants
+/// and `❌ Deny` are its options. Any other tool is a `choice` whose typed answer denies the call and tells
+/// Claude what to do instead.
 #[must_use]
 pub fn plan_spec(input: &HookInput, options: &PlanOptions) -> PlanSpec {
-    let mut choices = vec![option(ALLOW, "✅ Allow once")];
+    let command = bash_command(input);
+    let mut choices = Vec::new();
+    if command.is_none() {
+        choices.push(option(ALLOW, "✅ Allow once"));
+    }
     let session = session_updates(input);
     if !session.is_empty() {
         let label = format!("✅ Allow for this session ({})", describe(&session));
@@ -48,15 +55,45 @@ pub fn plan_spec(input: &HookInput, options: &PlanOptions) -> PlanSpec {
         choices.push(option(ALLOW_PROJECT, &cut(&one_line(&label), TITLE_MAX)));
     }
     choices.push(option(DENY, "❌ Deny"));
+    let decision = match command {
+        Some(command) => DecisionSpec {
+            id: Some(DECISION_ID.to_owned()),
+            title: "Run this command?".to_owned(),
+            kind: Some("edit".to_owned()),
+            proposal: Some(command.to_owned()),
+            language: Some("bash".to_owned()),
+            options: choices,
+            ..DecisionSpec::default()
+        },
+        None => DecisionSpec {
+            id: Some(DECISION_ID.to_owned()),
+            title: format!("Allow {}?", one_line(&input.tool_name)),
+            allow_custom: true,
+            options: choices,
+            ..DecisionSpec::default()
+        },
+    };
+    PlanSpec {
+        title: title(input),
+        context: Some(context(input)),
+        decisions: vec![decision],
+        ..base_spec(input.session_id.as_ref(), input.cwd.as_deref(), options)
+    }
+}
+
+/// A plan of the hook's with no decisions yet: who asks (`claude-code`, the session), the tag (the project's
+/// folder name unless `--tag`), the priority and the deadline of the command line.
+#[must_use]
+pub fn base_spec(session: Option<&String>, cwd: Option<&str>, options: &PlanOptions) -> PlanSpec {
     PlanSpec {
         id: None,
-        title: title(input),
-        tag: options.tag.clone().or_else(|| project(input)),
+        title: String::new(),
+        tag: options.tag.clone().or_else(|| project(cwd)),
         priority: options.priority.clone(),
         agent: Some(AGENT.to_owned()),
-        session: input.session_id.clone(),
+        session: session.cloned(),
         notify_session: None,
-        context: Some(context(input)),
+        context: None,
         deadline: options.deadline.clone(),
         on_deadline: None,
         remind_every: None,
@@ -65,20 +102,24 @@ pub fn plan_spec(input: &HookInput, options: &PlanOptions) -> PlanSpec {
         approvers: Vec::new(),
         require: None,
         elicitation: false,
-        decisions: vec![DecisionSpec {
-            id: Some(DECISION_ID.to_owned()),
-            title: format!("Allow {}?", one_line(&input.tool_name)),
-            context: None,
-            // A typed answer denies the call and tells Claude what to do instead.
-            allow_custom: true,
-            default: None,
-            options: choices,
-            ..DecisionSpec::default()
-        }],
+        decisions: Vec::new(),
     }
 }
 
-fn option(key: &str, label: &str) -> OptionSpec {
+/// The command of a `Bash` call, when it has one.
+#[must_use]
+pub fn bash_command(input: &HookInput) -> Option<&str> {
+    if input.tool_name != "Bash" {
+        return None;
+    }
+    input
+        .tool_input
+        .get("command")
+        .and_then(Value::as_str)
+        .filter(|c| !c.trim().is_empty())
+}
+
+pub(super) fn option(key: &str, label: &str) -> OptionSpec {
     OptionSpec {
         key: key.to_owned(),
         label: Some(label.to_owned()),
@@ -116,6 +157,9 @@ fn subject(tool_input: &Map<String, Value>) -> Option<&str> {
 /// Who asks and where, then the tool input as pretty JSON in a code block. Pretty JSON keeps every string on
 /// one line (line breaks are escaped), so nothing in it can start a `## ` section of the plan.
 fn context(input: &HookInput) -> String {
+    if bash_command(input).is_some() {
+        return bash_context(input);
+    }
     let mut head = format!(
         "Claude Code asks to use {}",
         code_span(&one_line(&input.tool_name))
@@ -124,7 +168,7 @@ fn context(input: &HookInput) -> String {
         head.push_str(&format!(" in {}", code_span(&one_line(cwd))));
     }
     head.push_str(match input.event {
-        Event::PreToolUse => ".",
+        Event::PreToolUse | Event::Elicitation => ".",
         Event::PermissionRequest => " (its permission dialog).",
     });
     let json = serde_json::to_string_pretty(&input.tool_input).unwrap_or_default();
@@ -142,9 +186,35 @@ fn context(input: &HookInput) -> String {
     format!("{head}\n\n{fence}json\n{shown}\n{fence}")
 }
 
+/// A `Bash` call's context: where, and what Claude says the command is for (the command itself is the proposal).
+/// Its other inputs (`timeout`, `run_in_background`, …) go back unchanged.
+fn bash_context(input: &HookInput) -> String {
+    let mut text = "Claude Code asks to run a command".to_owned();
+    if let Some(cwd) = &input.cwd {
+        text.push_str(&format!(" in {}", code_span(&one_line(cwd))));
+    }
+    match input
+        .tool_input
+        .get("description")
+        .and_then(Value::as_str)
+        .map(one_line)
+        .filter(|d| !d.is_empty())
+    {
+        Some(description) => {
+            text.push_str(": ");
+            text.push_str(&cut(&description, INPUT_MAX));
+            if !description.ends_with(['.', '!', '?']) {
+                text.push('.');
+            }
+        }
+        None => text.push('.'),
+    }
+    text
+}
+
 /// The folder name of Claude Code's working directory, as a tag.
-fn project(input: &HookInput) -> Option<String> {
-    let cwd = input.cwd.as_deref()?.trim_end_matches('/');
+fn project(cwd: Option<&str>) -> Option<String> {
+    let cwd = cwd?.trim_end_matches('/');
     let name = cwd.rsplit('/').next()?;
     (!name.is_empty()).then(|| one_line(name))
 }
@@ -245,12 +315,12 @@ fn describe(updates: &[Map<String, Value>]) -> String {
 }
 
 /// Whitespace runs (line breaks included) as one space, trimmed.
-fn one_line(s: &str) -> String {
+pub(super) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// At most `max` characters, the last one `…` when cut.
-fn cut(s: &str, max: usize) -> String {
+pub(super) fn cut(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_owned();
     }
@@ -260,7 +330,7 @@ fn cut(s: &str, max: usize) -> String {
 }
 
 /// `text` as inline code, whatever backticks it holds.
-fn code_span(text: &str) -> String {
+pub(super) fn code_span(text: &str) -> String {
     let fence = "`".repeat(longest_run(text, '`') + 1);
     let pad = if text.starts_with('`') || text.ends_with('`') {
         " "
@@ -270,7 +340,7 @@ fn code_span(text: &str) -> String {
     format!("{fence}{pad}{text}{pad}{fence}")
 }
 
-fn longest_run(text: &str, c: char) -> usize {
+pub(super) fn longest_run(text: &str, c: char) -> usize {
     let (mut longest, mut run) = (0, 0);
     for ch in text.chars() {
         run = if ch == c { run + 1 } else { 0 };

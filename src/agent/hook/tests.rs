@@ -19,9 +19,17 @@ const PR_EDIT: &str =
 const NOW: &str = "2026-02-01T10:00:00Z";
 const OWNER: &str = "93533553";
 
+/// The tool call of a `PreToolUse` or `PermissionRequest` payload.
+fn tool(payload: &str) -> input::HookInput {
+    match input::parse(payload).unwrap() {
+        input::Input::Tool(tool) => tool,
+        input::Input::Form(form) => panic!("not a tool call: {form:?}"),
+    }
+}
+
 /// The plan file the hook would push for `payload`, as `push` validates and renders it.
 fn plan_text(payload: &str) -> String {
-    let input = input::parse(payload).unwrap();
+    let input = tool(payload);
     let spec = question::plan_spec(&input, &PlanOptions::default());
     spec::validate(&spec).unwrap();
     let text = spec::render(&spec, "h1", NOW);
@@ -37,6 +45,19 @@ fn answered(payload: &str, edit: &Edit) -> Plan {
     plan::parse(&text, "h1").unwrap()
 }
 
+/// `✅ Approve as is` on a `Bash` command.
+fn approve_as_is(payload: &str) -> Edit {
+    let command = tool(payload).tool_input["command"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    Edit::Value {
+        decision: question::DECISION_ID.into(),
+        value: plan::AnswerValue::Text(command),
+        edited: Some(false),
+    }
+}
+
 fn pick(key: &str, label: &str) -> Edit {
     Edit::Answer {
         decision: question::DECISION_ID.into(),
@@ -47,14 +68,14 @@ fn pick(key: &str, label: &str) -> Edit {
 
 /// The decision JSON the hook prints for `payload` answered with `edit`.
 fn reply(payload: &str, edit: &Edit) -> Option<String> {
-    let input = input::parse(payload).unwrap();
+    let input = tool(payload);
     let plan = answered(payload, edit);
     verdict::output(input.event, &verdict::of_answer(&plan, &input))
 }
 
 #[test]
 fn reads_the_recorded_payloads() {
-    let bash = input::parse(BASH).unwrap();
+    let bash = tool(BASH);
     assert_eq!(
         (bash.event, bash.tool_name.as_str(), bash.cwd.as_deref()),
         (Event::PreToolUse, "Bash", Some("/home/dev/shop"))
@@ -64,11 +85,8 @@ fn reads_the_recorded_payloads() {
         Some("9d5c1c3e-7a4f-4b59-a8e2-5c4b2f0e6f11")
     );
     assert!(bash.permission_suggestions.is_empty());
-    assert_eq!(
-        input::parse(MCP).unwrap().tool_name,
-        "mcp__github__create_issue"
-    );
-    let pr = input::parse(PR_BASH).unwrap();
+    assert_eq!(tool(MCP).tool_name, "mcp__github__create_issue");
+    let pr = tool(PR_BASH);
     assert_eq!(
         (pr.event, pr.permission_suggestions.len()),
         (Event::PermissionRequest, 1)
@@ -132,29 +150,25 @@ remaining: 1
 
 # Bash: rm -rf target && cargo test --workspace
 
-Claude Code asks to use `Bash` in `/home/dev/shop`.
-
-```json
-{
-  "command": "rm -rf target && cargo test --workspace",
-  "description": "Clean build and run the test suite",
-  "timeout": 120000,
-  "run_in_background": false
-}
-```
+Claude Code asks to run a command in `/home/dev/shop`: Clean build and run the test suite.
 
 ---
 
-## Decision 1: Allow Bash?
+## Decision 1: Run this command?
 
 id: permission
 status: pending
 answer: null
 answered_at: null
-allow_custom: true
+kind: edit
+
+**Proposal:**
+
+```bash
+rm -rf target && cargo test --workspace
+```
 
 **Options:**
-- `allow` — ✅ Allow once
 - `deny` — ❌ Deny
 "#
     );
@@ -162,7 +176,7 @@ allow_custom: true
 
 #[test]
 fn titles_name_the_tool_and_what_it_acts_on() {
-    let title = |payload: &str| question::title(&input::parse(payload).unwrap());
+    let title = |payload: &str| question::title(&tool(payload));
     assert_eq!(title(EDIT), "Edit: /home/dev/shop/src/config.rs");
     assert_eq!(title(MCP), "mcp__github__create_issue");
     let long = json!({
@@ -237,11 +251,11 @@ fn allow_for_this_session_is_offered_only_with_claude_codes_suggestions() {
             .map(|o| format!("{} — {}", o.key, o.label))
             .collect::<Vec<_>>()
     };
-    assert_eq!(options(BASH), ["allow — ✅ Allow once", "deny — ❌ Deny"]);
+    assert_eq!(options(BASH), ["deny — ❌ Deny"]);
+    assert_eq!(options(MCP), ["allow — ✅ Allow once", "deny — ❌ Deny"]);
     assert_eq!(
         options(PR_BASH),
         [
-            "allow — ✅ Allow once",
             "allow-session — ✅ Allow for this session (Bash(npm install:*))",
             "allow-project — ✅ Always allow in this project (Bash(npm install:*))",
             "deny — ❌ Deny"
@@ -255,7 +269,7 @@ fn allow_for_this_session_is_offered_only_with_claude_codes_suggestions() {
 
 #[test]
 fn session_updates_stay_in_the_session_and_never_bypass_permissions() {
-    let input = input::parse(
+    let input = tool(
         &json!({
             "hook_event_name": "PermissionRequest", "tool_name": "Edit", "tool_input": {},
             "permission_suggestions": [
@@ -269,8 +283,7 @@ fn session_updates_stay_in_the_session_and_never_bypass_permissions() {
             ]
         })
         .to_string(),
-    )
-    .unwrap();
+    );
     assert_eq!(
         json!(question::session_updates(&input)),
         json!([
@@ -286,7 +299,7 @@ fn session_updates_stay_in_the_session_and_never_bypass_permissions() {
 #[test]
 fn pre_tool_use_answers_as_permission_decisions() {
     assert_eq!(
-        reply(BASH, &pick("allow", "✅ Allow once")).unwrap(),
+        reply(BASH, &approve_as_is(BASH)).unwrap(),
         r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"Allowed by 93533553 via Arbiter"}}"#
     );
     assert_eq!(
@@ -313,7 +326,7 @@ fn pre_tool_use_answers_as_permission_decisions() {
 #[test]
 fn permission_request_answers_as_decision_behaviors() {
     assert_eq!(
-        reply(PR_BASH, &pick("allow", "✅ Allow once")).unwrap(),
+        reply(PR_BASH, &approve_as_is(PR_BASH)).unwrap(),
         r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}},"systemMessage":"Allowed by 93533553 via Arbiter"}"#
     );
     assert_eq!(
@@ -407,10 +420,27 @@ fn always_in_this_project_goes_to_local_settings_and_a_deny_note_is_the_reason()
     .unwrap();
     let text = plan::apply(&noted, "h1", &pick("deny", "❌ Deny"), Some(OWNER), NOW).unwrap();
     let text = plan::apply(&text, "h1", &Edit::Submit, Some(OWNER), NOW).unwrap();
-    let input = input::parse(PR_EDIT).unwrap();
+    let input = tool(PR_EDIT);
     let plan = plan::parse(&text, "h1").unwrap();
     assert_eq!(
         verdict::output(input.event, &verdict::of_answer(&plan, &input)).unwrap(),
         r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"Denied by 93533553 via Arbiter: Not that file"}}}"#
+    );
+}
+
+#[test]
+fn an_edited_command_runs_as_edited() {
+    let edited = Edit::Value {
+        decision: question::DECISION_ID.into(),
+        value: plan::AnswerValue::Text("cargo test -p shop".into()),
+        edited: Some(true),
+    };
+    assert_eq!(
+        reply(PR_BASH, &edited).unwrap(),
+        r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"command":"cargo test -p shop","description":"Install the left-pad package"}}},"systemMessage":"Allowed by 93533553 via Arbiter, edited: cargo test -p shop"}"#
+    );
+    assert_eq!(
+        reply(BASH, &edited).unwrap(),
+        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"Allowed by 93533553 via Arbiter, edited: cargo test -p shop","updatedInput":{"command":"cargo test -p shop","description":"Clean build and run the test suite","timeout":120000,"run_in_background":false}}}"#
     );
 }

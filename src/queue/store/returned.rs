@@ -25,25 +25,28 @@ impl Queue {
 
     /// The plan `id` in returned/, if it is there (the newest file wins if an id is there twice).
     pub fn find_returned(&self, id: &str) -> Result<Option<Loaded>, StoreError> {
+        let newest = self
+            .returned_plans()?
+            .into_iter()
+            .filter(|loaded| loaded.plan.id == id)
+            .max_by_key(|loaded| {
+                fs::metadata(&loaded.path)
+                    .and_then(|m| m.modified())
+                    .unwrap_or(std::time::UNIX_EPOCH)
+            });
+        Ok(newest)
+    }
+
+    /// Every plan in returned/ that reads (one that doesn't is not anyone's revision to make; `lint` reports it).
+    pub fn returned_plans(&self) -> Result<Vec<Loaded>, StoreError> {
         let dir = self.returned_dir();
         if !dir.exists() {
-            return Ok(None);
+            return Ok(Vec::new());
         }
-        let mut found: Vec<(std::time::SystemTime, Loaded)> = Vec::new();
-        for (path, _) in list_dir(&dir)? {
-            // A file that can't be read or parsed is not this plan; `lint` reports it.
-            let Ok(loaded) = load(&path, Location::Returned) else {
-                continue;
-            };
-            if loaded.plan.id == id {
-                let modified = fs::metadata(&path)
-                    .and_then(|m| m.modified())
-                    .unwrap_or(std::time::UNIX_EPOCH);
-                found.push((modified, loaded));
-            }
-        }
-        found.sort_by_key(|(t, _)| *t);
-        Ok(found.pop().map(|(_, l)| l))
+        Ok(list_dir(&dir)?
+            .into_iter()
+            .filter_map(|(path, _)| load(&path, Location::Returned).ok())
+            .collect())
     }
 
     /// The exact bytes of a plan file found by [`Queue::find`] (for a revision's copy of its predecessor).

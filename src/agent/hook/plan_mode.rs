@@ -1,0 +1,141 @@
+//! Claude Code's `ExitPlanMode`: the plan Claude wants to carry out becomes the plan's context, with one decision,
+//! `✅ Approve`; the plan-level `🔁 Request changes` sends the owner's feedback back to Claude as the deny
+//! message, and Claude plans again. The next plan of the same session is pushed as a revision of the one sent
+//! back, so the owner is shown what changed.
+
+use std::fs;
+use std::path::Path;
+
+use pulldown_cmark::{Event as Md, HeadingLevel, Parser, Tag};
+use serde_json::Value;
+
+use crate::agent::spec::{DecisionSpec, PlanSpec};
+use crate::queue::{Loaded, Queue};
+
+use super::input::HookInput;
+use super::question::{AGENT, PlanOptions, base_spec, code_span, cut, one_line, option};
+
+/// The tool's name.
+pub const TOOL: &str = "ExitPlanMode";
+/// The plan's only decision, and its option.
+pub const DECISION_ID: &str = "plan";
+pub const APPROVE: &str = "approve";
+/// Longest plan shown, in characters (a plan file can be long; the rest stays in the file Claude wrote).
+const PLAN_MAX: usize = 60_000;
+/// Largest plan file read (bytes).
+const FILE_MAX: u64 = 1024 * 1024;
+
+/// Claude's plan: the tool input's `plan`, else the file at `planFilePath`. `None` when there is neither.
+#[must_use]
+pub fn plan_text(input: &HookInput) -> Option<String> {
+    let field = |key: &str| {
+        input
+            .tool_input
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+    };
+    if let Some(plan) = field("plan") {
+        return Some(plan.to_owned());
+    }
+    let path = Path::new(field("planFilePath")?);
+    if fs::metadata(path).ok()?.len() > FILE_MAX {
+        return None;
+    }
+    fs::read_to_string(path)
+        .ok()
+        .filter(|p| !p.trim().is_empty())
+}
+
+/// The plan asking the owner to approve `plan`.
+#[must_use]
+pub fn plan_spec(input: &HookInput, plan: &str, options: &PlanOptions) -> PlanSpec {
+    let mut head = "Claude Code wants to carry out this plan".to_owned();
+    if let Some(cwd) = &input.cwd {
+        head.push_str(&format!(" in {}", code_span(&one_line(cwd))));
+    }
+    head.push_str(
+        ". ✅ Approve lets it start; 🔁 Request changes (on the review) sends your words to Claude, which plans again.",
+    );
+    let shown = if plan.chars().count() > PLAN_MAX {
+        let kept: String = plan.chars().take(PLAN_MAX).collect();
+        format!(
+            "{kept}\n\n… ({} more characters in Claude's plan file)",
+            plan.chars().count() - PLAN_MAX
+        )
+    } else {
+        plan.trim().to_owned()
+    };
+    PlanSpec {
+        title: cut(&format!("Plan: {}", plan_title(plan)), 100),
+        context: Some(format!("{head}\n\n{}", demote_headings(&shown))),
+        decisions: vec![DecisionSpec {
+            id: Some(DECISION_ID.to_owned()),
+            title: "Approve this plan?".to_owned(),
+            options: vec![option(APPROVE, "✅ Approve")],
+            ..DecisionSpec::default()
+        }],
+        ..base_spec(input.session_id.as_ref(), input.cwd.as_deref(), options)
+    }
+}
+
+/// The plan's first heading (or first line), for the title.
+fn plan_title(plan: &str) -> String {
+    let line = plan
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("Claude's plan");
+    one_line(line.trim_start_matches('#'))
+}
+
+/// `markdown` with every ATX heading two levels down (at most `######`), so no heading of Claude's plan can open a
+/// `## ` decision section of the plan file; headings inside code blocks are code, and stay as they are.
+#[must_use]
+pub fn demote_headings(markdown: &str) -> String {
+    let mut starts: Vec<usize> = Vec::new();
+    for (event, range) in Parser::new(markdown).into_offset_iter() {
+        let Md::Start(Tag::Heading { level, .. }) = event else {
+            continue;
+        };
+        let text = &markdown[range.start..];
+        let start = range.start + (text.len() - text.trim_start_matches(' ').len());
+        let after = &markdown[start..];
+        let marks = after.len() - after.trim_start_matches('#').len();
+        let opens = (1..=6).contains(&marks)
+            && after
+                .as_bytes()
+                .get(marks)
+                .is_none_or(|&b| b == b' ' || (0x09..=0x0d).contains(&b));
+        if level != HeadingLevel::H6 && opens {
+            starts.push(start);
+        }
+    }
+    let mut out = String::with_capacity(markdown.len() + starts.len() * 2);
+    let mut last = 0;
+    for start in starts {
+        out.push_str(&markdown[last..start]);
+        let marks = markdown[start..].len() - markdown[start..].trim_start_matches('#').len();
+        out.push_str(&"#".repeat((marks + 2).min(6) - marks));
+        last = start;
+    }
+    out.push_str(&markdown[last..]);
+    out
+}
+
+/// The plan of the same Claude Code session that the owner sent back, which this new plan revises.
+#[must_use]
+pub fn sent_back(queue: &Queue, session: Option<&str>) -> Option<Loaded> {
+    let session = session?;
+    queue
+        .returned_plans()
+        .ok()?
+        .into_iter()
+        .filter(|l| {
+            l.plan.agent.as_deref() == Some(AGENT)
+                && l.plan.session.as_deref() == Some(session)
+                && l.plan.decision(DECISION_ID).is_some()
+                && l.plan.decisions.len() == 1
+        })
+        .max_by(|a, b| a.plan.updated_at.cmp(&b.plan.updated_at))
+}
