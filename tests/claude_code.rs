@@ -9,13 +9,14 @@ use serde_json::json;
 use crate::support::TempQueue;
 use crate::support::anthropic::{FakeAnthropic, ToolResult, Turn};
 use crate::support::claude::{self, Project, Session};
+use crate::support::daemon::OWNER;
 use crate::support::daemon::Running;
 use crate::support::owner::Owner;
 
 const LONG: Duration = Duration::from_secs(90);
 
-/// Answers the hook's question in Telegram: opens the plan announced with `title`, taps `option` on its one
-/// decision, submits.
+/// Answers the hook's question in Telegram: opens the plan announced with `title`, taps `option` (a button's
+/// label) on its one decision, submits.
 async fn answer_on_phone(d: &Running, title: &str, option: &str) {
     let announced = d.wait_message(|m| m.plain.contains(title)).await;
     let id = announced.message_id;
@@ -70,7 +71,7 @@ async fn a_bash_command_allowed_on_the_phone_runs() {
     let project = Project::new(d.queue.root(), &["PermissionRequest"]);
     let session = started(&bin, &project, &api).await;
     session.prompt("Create the file").await;
-    answer_on_phone(&d, "Bash: touch allowed.txt", "A").await;
+    answer_on_phone(&d, "Bash: touch allowed.txt", "✅ Approve as is").await;
     let result = result_of(&api, &session, "toolu_allow").await;
     assert!(!result.is_error, "{result:?}");
     assert!(project.path().join("allowed.txt").exists());
@@ -93,7 +94,8 @@ async fn a_bash_command_denied_with_a_reason_does_not_run_and_the_model_reads_wh
     session.prompt("Create the file").await;
     let owner = Owner::new(q.root());
     let plan = owner.wait_for_plan(LONG).expect("the question is asked");
-    owner.custom(&plan.plan.id, "permission", "Use the Makefile instead");
+    owner.note(&plan.plan.id, "permission", "Use the Makefile instead");
+    owner.answer(&plan.plan.id, "permission", "deny");
     owner.submit(&plan.plan.id);
     let result = result_of(&api, &session, "toolu_deny").await;
     assert!(result.is_error, "{result:?}");
@@ -136,4 +138,205 @@ async fn always_allow_in_this_project_is_kept_by_claude_code_for_the_next_proces
     assert!(project.path().join("always.txt").exists());
     assert_eq!(q.files("pending"), Vec::<String>::new(), "asked again");
     assert_eq!(q.files("completed").len(), 1, "asked again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bash_command_edited_on_the_phone_runs_as_edited() {
+    let Some(bin) = claude::binary() else { return };
+    let q = TempQueue::new();
+    let api = FakeAnthropic::start(vec![bash("toolu_edit", "touch asked.txt")]).await;
+    let project = Project::new(q.root(), &["PermissionRequest"]);
+    let session = started(&bin, &project, &api).await;
+    session.prompt("Create the file").await;
+    let owner = Owner::new(q.root());
+    let plan = owner.wait_for_plan(LONG).expect("the question is asked");
+    owner.input(&plan.plan.id, "permission", "touch edited.txt");
+    owner.submit(&plan.plan.id);
+    let result = result_of(&api, &session, "toolu_edit").await;
+    assert!(!result.is_error, "{result:?}");
+    assert!(project.path().join("edited.txt").exists());
+    assert!(!project.path().join("asked.txt").exists());
+    let done = q.read("completed", &q.files("completed")[0]);
+    assert!(
+        done.contains("answer: touch edited.txt\n") && done.contains("edited: true\n"),
+        "{done}"
+    );
+}
+
+/// Claude's AskUserQuestion with a single-select, a multi-select and a question answered with typed text, in a
+/// project whose hooks `arbiter hook claude-code install` wrote.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ask_user_question_is_answered_from_the_phone() {
+    let Some(bin) = claude::binary() else { return };
+    let q = TempQueue::new();
+    let questions = json!({"questions": [
+        {"question": "Which database should the service use?", "header": "Database", "multiSelect": false,
+         "options": [{"label": "Postgres", "description": "Relational"}, {"label": "SQLite", "description": "One file"}]},
+        {"question": "Which checks should run before merging?", "header": "Checks", "multiSelect": true,
+         "options": [{"label": "Lint", "description": "Style"}, {"label": "Unit tests", "description": "Fast"},
+                     {"label": "E2E tests", "description": "Slow"}]},
+        {"question": "What should the service be called?", "header": "Name", "multiSelect": false,
+         "options": [{"label": "orders", "description": "Short"}, {"label": "checkout", "description": "Clear"}]}
+    ]});
+    let api =
+        FakeAnthropic::start(vec![Turn::tool("toolu_ask", "AskUserQuestion", questions)]).await;
+    let project = Project::installed(q.root(), &json!({}));
+    let session = started(&bin, &project, &api).await;
+    session.prompt("Set up the service").await;
+    let owner = Owner::new(q.root());
+    let plan = owner.wait_for_plan(LONG).expect("the questions are asked");
+    assert_eq!(plan.plan.title, "Claude asks 3 questions");
+    let id = &plan.plan.id;
+    owner.answer(id, "q1", "postgres");
+    owner.pick(id, "q2", &["lint", "e2e-tests"]);
+    owner.custom(id, "q3", "orders-api");
+    owner.submit(id);
+    let result = result_of(&api, &session, "toolu_ask").await;
+    assert!(!result.is_error, "{result:?}");
+    for answer in [
+        r#""Which database should the service use?"="Postgres""#,
+        r#""Which checks should run before merging?"="Lint, E2E tests""#,
+        r#""What should the service be called?"="orders-api""#,
+    ] {
+        assert!(result.text.contains(answer), "{answer} not in {result:?}");
+    }
+}
+
+const PLAN_1: &str = "# Add a cache\n\n## Steps\n\n1. Add moka in front of `fetch`\n";
+const PLAN_2: &str =
+    "# Add a cache\n\n## Steps\n\n1. Add Redis in front of `fetch`\n2. Expire after 5 minutes\n";
+const FEEDBACK: &str = "Use Redis, not an in-process cache";
+
+/// ExitPlanMode in plan mode: the plan shown on the phone, sent back with feedback the model reads, the next
+/// plan shown as revision 2 with what changed, approved.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_sent_back_from_the_phone_is_revised_then_approved() {
+    let Some(bin) = claude::binary() else { return };
+    let d = Running::start(TempQueue::new()).await;
+    let write = |id: &str, content: &str| Turn::WritePlan {
+        id: id.to_owned(),
+        content: content.to_owned(),
+    };
+    let api = FakeAnthropic::start(vec![
+        write("toolu_w1", PLAN_1),
+        Turn::tool("toolu_plan1", "ExitPlanMode", json!({})),
+        write("toolu_w2", PLAN_2),
+        Turn::tool("toolu_plan2", "ExitPlanMode", json!({})),
+    ])
+    .await;
+    let project = Project::installed(d.queue.root(), &json!({}));
+    let session = Session::start_in(&bin, &project, &api.url, "plan");
+    assert!(
+        session.wait_screen("plan mode on", LONG).await,
+        "{}",
+        session.screen()
+    );
+    session.prompt("Plan a cache").await;
+
+    // The plan on the phone: open it, skip to the review, 🔁 Request changes, type what to change.
+    let announced = d
+        .wait_message(|m| m.plain.contains("Plan: Add a cache"))
+        .await;
+    let id = announced.message_id;
+    d.tap(id, "📂 Open").await;
+    let shown = d
+        .wait_message(|m| m.message_id == id && m.plain.contains("📄"))
+        .await;
+    assert!(
+        shown.plain.contains("Add moka in front of fetch"),
+        "{}",
+        shown.plain
+    );
+    d.tap(id, "▶️ Continue").await;
+    d.wait_message(|m| m.message_id == id && m.plain.contains("1/1 · Approve this plan?"))
+        .await;
+    d.tap(id, "⏭️ Skip").await;
+    let review = d
+        .wait_message(|m| m.plain.contains("Tap to edit, or submit"))
+        .await;
+    d.tap(review.message_id, "🔁 Request changes").await;
+    let prompt = d
+        .wait_message(|m| m.plain.contains("What should the agent change"))
+        .await;
+    d.fake.send_reply(OWNER, FEEDBACK, prompt.message_id);
+    let first = result_of(&api, &session, "toolu_plan1").await;
+    assert!(first.is_error, "{first:?}");
+    assert!(first.text.contains(FEEDBACK), "{first:?}");
+
+    // Claude plans again: the same plan, revision 2, with what changed.
+    let revised = d.wait_message(|m| m.plain.contains("🔁 Revision 2")).await;
+    assert!(
+        revised.plain.contains(FEEDBACK)
+            && revised.plain.contains("- 1. Add moka in front of `fetch`")
+            && revised.plain.contains("+ 1. Add Redis in front of `fetch`"),
+        "{}",
+        revised.plain
+    );
+    let owner = Owner::new(d.queue.root());
+    let plan = owner.wait_for_plan(LONG).expect("the revision is pending");
+    assert_eq!(plan.plan.revision, 2);
+    owner.answer(&plan.plan.id, "plan", "approve");
+    owner.submit(&plan.plan.id);
+    let second = result_of(&api, &session, "toolu_plan2").await;
+    assert!(!second.is_error, "{second:?}");
+    assert_eq!(d.queue.files("completed").len(), 1);
+    assert_eq!(d.queue.files("revisions").len(), 1);
+}
+
+/// An MCP server (the official Python SDK, tests/fixtures/mcp_elicit_server.py) asks a form while Claude calls
+/// its tool; the owner fills it in; the server receives the typed content.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_servers_form_is_filled_in_from_the_phone() {
+    let Some(bin) = claude::binary() else { return };
+    if !crate::mcp_python::sdk() {
+        return;
+    }
+    let q = TempQueue::new();
+    let api = FakeAnthropic::start(vec![Turn::tool(
+        "toolu_book",
+        "mcp__restaurant__book_table",
+        json!({}),
+    )])
+    .await;
+    // The user's own keys: the server enabled, its tool allowed; install merges the hooks in beside them.
+    let project = Project::installed(
+        q.root(),
+        &json!({
+            "enableAllProjectMcpServers": true,
+            "permissions": {"allow": ["mcp__restaurant__book_table"]},
+        }),
+    );
+    let log = project.path().join("elicit.log");
+    project.write(
+        ".mcp.json",
+        &json!({"mcpServers": {"restaurant": {
+            "command": "python3",
+            "args": [concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mcp_elicit_server.py")],
+            "env": {"ELICIT_LOG": log},
+        }}}),
+    );
+    let session = started(&bin, &project, &api).await;
+    session.prompt("Book a table").await;
+    let owner = Owner::new(q.root());
+    let plan = owner.wait_for_plan(LONG).expect("the form is asked");
+    assert!(plan.plan.elicitation, "{:?}", plan.plan);
+    assert!(
+        plan.plan.title.starts_with("restaurant: Book a table"),
+        "{}",
+        plan.plan.title
+    );
+    let id = &plan.plan.id;
+    owner.input(id, "name", "Ada Lovelace");
+    owner.input(id, "guests", "4");
+    owner.input(id, "terrace", "yes");
+    owner.answer(id, "time", "20:30");
+    owner.submit(id);
+    let result = result_of(&api, &session, "toolu_book").await;
+    let expected = json!({"action": "accept", "content": {"name": "Ada Lovelace", "guests": 4, "terrace": true, "time": "20:30"}});
+    assert!(!result.is_error, "{result:?}");
+    let received: serde_json::Value =
+        serde_json::from_str(std::fs::read_to_string(&log).unwrap().trim()).unwrap();
+    assert_eq!(received, expected);
+    let told: serde_json::Value = serde_json::from_str(result.text.trim()).unwrap();
+    assert_eq!(told, expected);
 }

@@ -60,7 +60,12 @@ fn bash_allowed_on_telegram_is_allowed_in_claude_code() {
         );
         assert!(text.contains("agent: claude-code\n"), "{text}");
         assert!(text.contains("priority: high\n"), "{text}");
-        answer("allow")(owner, id);
+        assert!(
+            text.contains("kind: edit\n\n**Proposal:**\n\n```bash\nrm -rf target && cargo test --workspace\n```\n"),
+            "{text}"
+        );
+        owner.approve(id, "permission");
+        owner.submit(id);
     });
     assert_eq!(
         decision(&out),
@@ -259,23 +264,24 @@ async fn taps_in_telegram_answer_claude_code() {
         .wait_message(|m| m.message_id == id && m.plain.contains("📄"))
         .await;
     assert!(
-        plan.plain
-            .contains("\"command\": \"npm install left-pad\",\n  \"description\""),
+        plan.plain.contains(
+            "Claude Code asks to run a command in /home/dev/shop: Install the left-pad package."
+        ),
         "{}",
         plan.plain
     );
     d.tap(id, "▶️ Continue").await;
     let question = d
-        .wait_message(|m| m.message_id == id && m.plain.contains("1/1 · Allow Bash?"))
+        .wait_message(|m| m.message_id == id && m.plain.contains("1/1 · Run this command?"))
         .await;
     assert!(
         question
             .plain
-            .contains("A. ✅ Allow once\nB. ✅ Allow for this session (Bash(npm install:*))\nC. ✅ Always allow in this project (Bash(npm install:*))\nD. ❌ Deny"),
+            .contains("A. ✅ Allow for this session (Bash(npm install:*))\nB. ✅ Always allow in this project (Bash(npm install:*))\nC. ❌ Deny"),
         "{}",
         question.plain
     );
-    d.tap(id, "B").await;
+    d.tap(id, "A").await;
     let review = d
         .wait_message(|m| m.plain.contains("Tap to edit, or submit"))
         .await;

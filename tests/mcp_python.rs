@@ -17,7 +17,7 @@ const CLIENT: &str = concat!(
 );
 
 /// Whether python3 has the SDK; without it the tests are skipped, except where CI requires them.
-fn sdk() -> bool {
+pub(crate) fn sdk() -> bool {
     let ok = Command::new("python3")
         .args(["-c", "import mcp.client.stdio, mcp.client.streamable_http"])
         .status()

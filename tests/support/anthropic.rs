@@ -26,6 +26,9 @@ pub enum Turn {
     },
     /// Claude says `text` and ends its turn.
     Text(String),
+    /// Claude writes `content` to its plan file (plan mode; the path is the one the request's system prompt
+    /// names), with the `Write` tool (its tool_use id is `id`).
+    WritePlan { id: String, content: String },
 }
 
 impl Turn {
@@ -210,7 +213,15 @@ async fn handle(State(shared): State<Arc<Mutex<Shared>>>, uri: Uri, body: Bytes)
             if next.is_some() {
                 s.served += 1;
             }
-            next.unwrap_or_else(|| Turn::Text("Done.".to_owned()))
+            match next {
+                Some(Turn::WritePlan { id, content }) => Turn::Tool {
+                    id,
+                    name: "Write".to_owned(),
+                    input: json!({"file_path": plan_file(&body.to_string()), "content": content}),
+                },
+                Some(turn) => turn,
+                None => Turn::Text("Done.".to_owned()),
+            }
         } else {
             Turn::Text("A test session".to_owned())
         }
@@ -230,6 +241,17 @@ async fn handle(State(shared): State<Arc<Mutex<Shared>>>, uri: Uri, body: Bytes)
     }
 }
 
+/// The plan file Claude Code's plan-mode instructions name (`…/.claude/plans/<name>.md`) in `text`.
+fn plan_file(text: &str) -> String {
+    let Some(at) = text.find("/.claude/plans/") else {
+        return "/nonexistent/plan.md".to_owned();
+    };
+    let stop = |c: char| c.is_whitespace() || c == '"' || c == '\\';
+    let start = text[..at].rfind(stop).map_or(0, |i| i + 1);
+    let end = text[at..].find(stop).map_or(text.len(), |i| at + i);
+    text[start..end].trim_end_matches('.').to_owned()
+}
+
 fn usage() -> Value {
     json!({"input_tokens": 100, "output_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0})
 }
@@ -242,6 +264,7 @@ fn message(model: &str, turn: &Turn) -> Value {
             "tool_use",
         ),
         Turn::Text(text) => (json!([{"type": "text", "text": text}]), "end_turn"),
+        Turn::WritePlan { .. } => unreachable!("a plan write is a Write call by now"),
     };
     json!({"id": "msg_fake", "type": "message", "role": "assistant", "model": model, "content": content,
         "stop_reason": stop, "stop_sequence": null, "usage": usage()})
@@ -262,6 +285,7 @@ fn stream(model: &str, turn: &Turn) -> String {
                 "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}));
             "tool_use"
         }
+        Turn::WritePlan { .. } => unreachable!("a plan write is a Write call by now"),
         Turn::Text(text) => {
             events.push(json!({"type": "content_block_start", "index": 0,
                 "content_block": {"type": "text", "text": ""}}));

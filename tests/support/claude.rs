@@ -54,9 +54,7 @@ impl Project {
     /// matcher `*`).
     #[must_use]
     pub fn new(queue: &Path, events: &[&str]) -> Project {
-        let dir = tempfile::tempdir().expect("project dir");
-        let home = tempfile::tempdir().expect("home dir");
-        let project = dir.path().canonicalize().expect("project path");
+        let project = Project::trusted();
         let command = format!(
             "'{}' --queue '{}' hook claude-code --timeout 120s",
             env!("CARGO_BIN_EXE_arbiter"),
@@ -69,10 +67,39 @@ impl Project {
                 json!([{"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 180}]}]),
             );
         }
-        write_json(
-            &project.join(".claude/settings.json"),
-            &json!({"hooks": hooks}),
-        );
+        project.write(".claude/settings.json", &json!({"hooks": hooks}));
+        project
+    }
+
+    /// A trusted project whose hooks `arbiter hook claude-code install --project` wrote, merged into the
+    /// `.claude/settings.local.json` that `local` (the user's own keys) starts it with.
+    #[must_use]
+    pub fn installed(queue: &Path, local: &Value) -> Project {
+        let project = Project::trusted();
+        project.write(".claude/settings.local.json", local);
+        let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .arg("--queue")
+            .arg(queue)
+            .args([
+                "hook",
+                "claude-code",
+                "install",
+                "--timeout",
+                "120s",
+                "--project",
+            ])
+            .arg(project.path())
+            .output()
+            .expect("run arbiter hook claude-code install");
+        assert!(out.status.success(), "install: {}", stderr(&out));
+        project
+    }
+
+    /// An empty project folder Claude Code trusts, with a HOME whose `.claude.json` skips the first-run dialogs.
+    fn trusted() -> Project {
+        let dir = tempfile::tempdir().expect("project dir");
+        let home = tempfile::tempdir().expect("home dir");
+        let project = dir.path().canonicalize().expect("project path");
         let key_tail: String = API_KEY
             .chars()
             .rev()
@@ -99,6 +126,11 @@ impl Project {
         Project { dir, home }
     }
 
+    /// Writes `value` as JSON to `relative` in the project.
+    pub fn write(&self, relative: &str, value: &Value) {
+        write_json(&self.path().join(relative), value);
+    }
+
     #[must_use]
     pub fn path(&self) -> PathBuf {
         self.dir.path().canonicalize().expect("project path")
@@ -122,6 +154,12 @@ impl Session {
     /// Starts `claude --permission-mode default` in `project` against the fake API at `api_url`.
     #[must_use]
     pub fn start(claude: &Path, project: &Project, api_url: &str) -> Session {
+        Session::start_in(claude, project, api_url, "default")
+    }
+
+    /// Starts `claude --permission-mode MODE` (`default`, `plan`, …).
+    #[must_use]
+    pub fn start_in(claude: &Path, project: &Project, api_url: &str, mode: &str) -> Session {
         let socket_dir = tempfile::tempdir().expect("tmux dir");
         let socket = socket_dir.path().join("tmux.sock");
         let session = Session {
@@ -143,7 +181,7 @@ impl Session {
             ])
             .arg(project.path())
             .arg(claude)
-            .args(["--permission-mode", "default"])
+            .args(["--permission-mode", mode])
             .env("HOME", project.home.path())
             .env("ANTHROPIC_BASE_URL", api_url)
             .env("ANTHROPIC_API_KEY", API_KEY)

@@ -102,6 +102,26 @@ impl Owner {
         self.take(plan_id, &action);
     }
 
+    /// Leaves `text` as a note on decision `decision_id` (`💬 Note`).
+    pub fn note(&self, plan_id: &str, decision_id: &str, text: &str) {
+        let action = Action::Note {
+            to: Typed::Id(decision_id.to_owned()),
+            text: text.to_owned(),
+        };
+        self.take(plan_id, &action);
+    }
+
+    /// Approves the proposal of the `edit` decision `decision_id` as is (`✅ Approve as is`).
+    pub fn approve(&self, plan_id: &str, decision_id: &str) {
+        let loaded = self.current(plan_id);
+        let (decision, d) = Self::decision(&loaded, decision_id);
+        let action = Action::Approve {
+            decision,
+            seen: seen::of_decision(d),
+        };
+        self.take(plan_id, &action);
+    }
+
     /// Answers the `multi` decision `decision_id` with the options `keys`, as ✅ Done would.
     pub fn pick(&self, plan_id: &str, decision_id: &str, keys: &[&str]) {
         let loaded = self.current(plan_id);

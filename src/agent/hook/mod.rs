@@ -93,11 +93,12 @@ impl<'a> Prompt<'a> {
         }
     }
 
-    fn spec(&self, options: &PlanOptions) -> Result<PlanSpec, String> {
+    /// The plan to push; `revision` is its revision number when it revises a plan sent back.
+    fn spec(&self, options: &PlanOptions, revision: Option<u32>) -> Result<PlanSpec, String> {
         Ok(match self {
             Prompt::Permission(tool) => question::plan_spec(tool, options),
             Prompt::Questions(tool, questions) => ask::plan_spec(tool, questions, options),
-            Prompt::PlanApproval(tool, plan) => plan_mode::plan_spec(tool, plan, options),
+            Prompt::PlanApproval(tool, plan) => plan_mode::plan_spec(tool, plan, options, revision),
             Prompt::Form(form) => form::plan_spec(form, options)?,
         })
     }
@@ -177,16 +178,18 @@ pub async fn answer(
         Ok(prompt) => prompt,
         Err(reason) => return Reply::fallback(Some(event), &reason),
     };
-    let spec = match prompt.spec(&options.plan) {
-        Ok(spec) => spec,
-        Err(reason) => return Reply::fallback(Some(event), &reason),
-    };
     let queue = match open() {
         Ok(queue) => queue,
         Err(e) => return Reply::fallback(Some(event), &format!("the queue is unreachable: {e}")),
     };
+    let previous = prompt.revises(&queue);
+    let revision = previous.as_ref().map(|p| p.plan.revision + 1);
+    let spec = match prompt.spec(&options.plan, revision) {
+        Ok(spec) => spec,
+        Err(reason) => return Reply::fallback(Some(event), &reason),
+    };
     let now = now_rfc3339();
-    let pushed = match prompt.revises(&queue) {
+    let pushed = match &previous {
         Some(previous) => revise_spec(&queue, &previous.plan.id, &spec, "", &now),
         None => push_spec(&queue, &spec, "", &now),
     };

@@ -47,9 +47,15 @@ pub fn plan_text(input: &HookInput) -> Option<String> {
         .filter(|p| !p.trim().is_empty())
 }
 
-/// The plan asking the owner to approve `plan`.
+/// The plan asking the owner to approve `plan`; `revision` is its number when it revises the plan sent back. The
+/// option's label names the revision, so an answer given to the previous plan is never carried over to this one.
 #[must_use]
-pub fn plan_spec(input: &HookInput, plan: &str, options: &PlanOptions) -> PlanSpec {
+pub fn plan_spec(
+    input: &HookInput,
+    plan: &str,
+    options: &PlanOptions,
+    revision: Option<u32>,
+) -> PlanSpec {
     let mut head = "Claude Code wants to carry out this plan".to_owned();
     if let Some(cwd) = &input.cwd {
         head.push_str(&format!(" in {}", code_span(&one_line(cwd))));
@@ -72,7 +78,10 @@ pub fn plan_spec(input: &HookInput, plan: &str, options: &PlanOptions) -> PlanSp
         decisions: vec![DecisionSpec {
             id: Some(DECISION_ID.to_owned()),
             title: "Approve this plan?".to_owned(),
-            options: vec![option(APPROVE, "✅ Approve")],
+            options: vec![match revision {
+                Some(n) => option(APPROVE, &format!("✅ Approve revision {n}")),
+                None => option(APPROVE, "✅ Approve"),
+            }],
             ..DecisionSpec::default()
         }],
         ..base_spec(input.session_id.as_ref(), input.cwd.as_deref(), options)

@@ -23,7 +23,7 @@ fn payload(event: &str, tool: &str, tool_input: &Value) -> String {
 fn pushed(input: &Input) -> (String, PlanSpec) {
     let spec = Prompt::of(input)
         .unwrap()
-        .spec(&super::PlanOptions::default())
+        .spec(&super::PlanOptions::default(), None)
         .unwrap();
     spec::validate(&spec).unwrap();
     let text = spec::render(&spec, "h1", NOW);
