@@ -20,7 +20,7 @@ const FILE_CAPTION_TITLE: usize = 200;
 /// `📄 *Title*`, `🟡 normal │ ▓▓▓░░░░░░░ 1/3`, tag and agent, the context (rendered Markdown,
 /// ≤ 300 characters, cut with `… 📄 Full context`); buttons `⬜ 1. Title` / `✅` answered / `⏭️`
 /// skipped (one per row), `📄 Full context` when the context was cut, then `▶️ Continue` (or
-/// `📤 Submit` once nothing is pending) and `↩️ Back`.
+/// `📤 Submit` once nothing is pending) and `↩️ Back`; an elicitation form's `❌ Decline` under them.
 pub(super) fn plan_view(plan: &Plan, now: chrono::DateTime<chrono::Utc>) -> View {
     let total = plan.decisions.len();
     let listed = total.min(MAX_DECISION_BUTTONS);
@@ -58,6 +58,15 @@ pub(super) fn plan_view(plan: &Plan, now: chrono::DateTime<chrono::Utc>) -> View
         submit_button(plan)
     };
     keyboard.push(vec![go, to_queue("↩️ Back")]);
+    // A form can be declined as a whole before any field is answered (its required fields can't be skipped to
+    // reach the review).
+    if plan.elicitation {
+        let decline = Callback::Decline {
+            plan: pref(plan),
+            seen: crate::actions::seen::of_answers(plan),
+        };
+        keyboard.push(vec![Button::new("❌ Decline", decline)]);
+    }
     View::new(draft.text, keyboard)
 }
 
