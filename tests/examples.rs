@@ -102,7 +102,12 @@ fn the_hook_example_answers_bash_edit_and_mcp_payloads() {
             ],
         );
         let out = answered(&q, cmd, |owner, id| {
-            owner.answer(id, "permission", "allow");
+            // A Bash command is approved as is; other tools are allowed once.
+            if payload.contains("bash") {
+                owner.approve(id, "permission");
+            } else {
+                owner.answer(id, "permission", "allow");
+            }
             owner.submit(id);
         });
         assert_eq!(

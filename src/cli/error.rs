@@ -8,7 +8,7 @@ use crate::daemon::DaemonError;
 use crate::demo::DemoError;
 use crate::init::InitError;
 
-use super::hook::HookFallback;
+use super::hook::{HookFailure, HookFallback};
 use super::web_login::WebLoginError;
 
 /// Exit codes every command shares (documented in README).
@@ -61,6 +61,15 @@ pub enum CliError {
     /// `hook claude-code` could not do its work and answers `ask`.
     #[error(transparent)]
     Hook(#[from] HookFallback),
+}
+
+impl From<HookFailure> for CliError {
+    fn from(e: HookFailure) -> CliError {
+        match e {
+            HookFailure::Fallback(fallback) => CliError::Hook(fallback),
+            HookFailure::Install(e) => CliError::Agent(e),
+        }
+    }
 }
 
 /// A queue failure of an agent command reads as it always has, through [`AgentError`].

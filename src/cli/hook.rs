@@ -11,8 +11,6 @@ use clap::{Args, Subcommand, ValueEnum};
 use crate::agent::AgentError;
 use crate::agent::hook::{self, HookOptions, OnTimeout, PlanOptions, Reply, install};
 
-use super::CliError;
-
 use super::duration;
 
 /// What kept the hook from asking (`reason`): it answers `ask`, in the format of `answer_as`.
@@ -27,6 +25,21 @@ impl HookFallback {
     /// Prints the fallback answer, as any answer is printed.
     pub fn print(&self) {
         print(&Reply::fallback(self.answer_as, &self.reason));
+    }
+}
+
+/// Why `hook claude-code` (or its `install`) did not succeed.
+#[derive(Debug)]
+pub enum HookFailure {
+    /// The hook could not ask: it answers `ask` (exit 0).
+    Fallback(HookFallback),
+    /// `install` could not write the settings.
+    Install(AgentError),
+}
+
+impl From<HookFallback> for HookFailure {
+    fn from(fallback: HookFallback) -> HookFailure {
+        HookFailure::Fallback(fallback)
     }
 }
 
@@ -92,10 +105,10 @@ enum Fallback {
 
 /// Asks the human and prints Claude Code's decision; what keeps it from asking is a [`HookFallback`], which
 /// answers `ask`. `install` writes the hook into Claude Code's settings.
-pub fn run(queue: Option<&Path>, command: HookCommand) -> Result<(), CliError> {
+pub fn run(queue: Option<&Path>, command: HookCommand) -> Result<(), HookFailure> {
     let HookCommand::ClaudeCode(args) = command;
     if let Some(ClaudeCodeAction::Install(install)) = args.action {
-        return Ok(self::install(queue, &install)?);
+        return self::install(queue, &install).map_err(HookFailure::Install);
     }
     let args = args.hook;
     let text = read_input().map_err(|reason| HookFallback {

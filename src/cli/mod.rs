@@ -183,7 +183,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Lint { files } => lint::run(&files),
         Command::WebLogin { user, config } => Ok(web_login::run(config, user)?),
         Command::Init(args) => init::run(args, cli.queue),
-        Command::Hook { command } => hook::run(queue, command),
+        Command::Hook { command } => Ok(hook::run(queue, command)?),
         Command::Demo => Ok(crate::demo::run(&mut std::io::stdout())?),
         Command::Push { file, json, revise } => push::run(queue, &file, json, revise.as_deref()),
         Command::Status { id, json } => show::status(queue, &id, json),
