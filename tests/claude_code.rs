@@ -126,6 +126,33 @@ async fn always_allow_in_this_project_is_kept_by_claude_code_for_the_next_proces
     let local = std::fs::read_to_string(project.path().join(".claude/settings.local.json"))
         .expect("Claude Code wrote its local settings");
     assert!(local.contains("\"Bash(touch always.txt)\""), "{local}");
+    // The grant Claude Code keeps is in the audit trail, after the owner's answer and submit.
+    let export = crate::cli_support::Arbiter::new(&q)
+        .args(&["audit", "export", "--format", "jsonl"])
+        .run();
+    let actions: Vec<serde_json::Value> = export
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let grant = actions.last().unwrap_or_else(|| panic!("{export:?}"));
+    assert_eq!(
+        (grant["action"].as_str(), grant["actor"].as_str()),
+        (Some("grant"), Some("agent:claude-code")),
+        "{}",
+        export.stdout
+    );
+    assert!(
+        grant["value"]
+            .as_str()
+            .unwrap()
+            .contains("\"destination\":\"localSettings\""),
+        "{grant}"
+    );
+    let verify = crate::cli_support::Arbiter::new(&q)
+        .args(&["audit", "verify"])
+        .run();
+    assert_eq!(verify.code, Some(0), "{verify:?}");
     drop(session);
 
     // A new claude process in the same project runs the same command without asking.

@@ -128,8 +128,18 @@ pub fn append(queue_root: &Path, change: &Change) -> io::Result<Entry> {
         )
     })?;
     // The chain's end: the last line of the newest month file (this month's, or an earlier one).
+    let months = months(&dir)?;
+    // A clock that went back (another process's, or an adjustment) never writes into an older month than the
+    // chain's end: the line goes at the end of the newest file, so the chain stays in file order.
+    let name = match months
+        .last()
+        .and_then(|p| p.file_name()?.to_str().map(str::to_owned))
+    {
+        Some(newest) if newest > name => newest,
+        _ => name,
+    };
     let mut prev = GENESIS.to_owned();
-    for path in months(&dir)?.iter().rev() {
+    for path in months.iter().rev() {
         if let Some(line) = last_line(&mut File::open(path)?)? {
             prev = sha256_hex(&line);
             break;
@@ -245,7 +255,10 @@ pub fn read(queue_root: &Path) -> io::Result<Result<(Intact, Vec<Entry>), Broken
                 };
                 return Ok(broken(n, reason));
             }
-            if month_file(&entry.at).is_none_or(|m| !name.ends_with(&m)) {
+            // A line sits in its own month's file, or a later one (written when a clock had gone back: the chain
+            // never goes back to an older file); never in an earlier one.
+            let file_month = name.rsplit('/').next().unwrap_or_default();
+            if month_file(&entry.at).is_none_or(|m| m.as_str() > file_month) {
                 return Ok(broken(
                     n,
                     format!("stamped {}, in the wrong month file", entry.at),

@@ -144,10 +144,10 @@ fn garbage_is_reported_not_panicked_on() {
         assert_eq!(b.line, 1, "{b}");
         assert!(b.reason.starts_with("not an audit entry"), "{b}");
     }
-    // A line in the wrong month's file.
+    // A line in an earlier month's file than its stamp (a later one is where a clock that went back writes).
     let dir = tempfile::tempdir().unwrap();
     append(dir.path(), &change("2026-11-01T00:00:00Z", "v")).unwrap();
-    fs::rename(file(dir.path(), "2026-11"), file(dir.path(), "2026-12")).unwrap();
+    fs::rename(file(dir.path(), "2026-11"), file(dir.path(), "2026-10")).unwrap();
     assert!(broken(dir.path()).reason.contains("wrong month file"));
 }
 
@@ -156,4 +156,19 @@ fn a_change_without_a_time_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let err = append(dir.path(), &change("yesterday", "v")).unwrap_err();
     assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+}
+
+#[test]
+fn a_clock_that_went_back_a_month_still_extends_the_chain() {
+    let dir = trail();
+    // Another process's clock says October after the chain reached November.
+    append(dir.path(), &change("2026-10-31T23:59:00Z", "late")).unwrap();
+    let (intact, entries) = read(dir.path()).unwrap().unwrap();
+    assert_eq!(entries.len(), 6, "{intact:?}");
+    assert_eq!(entries[5].value.as_deref(), Some("late"));
+    let november = fs::read_to_string(file(dir.path(), "2026-11")).unwrap();
+    assert!(
+        november.lines().last().unwrap().contains("\"late\""),
+        "{november}"
+    );
 }
