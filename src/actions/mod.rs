@@ -266,8 +266,21 @@ impl Actions {
             .collect()
     }
 
+    /// [`Actions::take`] now, off the async threads (its file I/O blocks): the one way the daemon's front ends
+    /// (the bot, the dashboard, the clock) take an action.
+    pub async fn act(&self, actor: Actor, plan_id: &str, action: Action) -> Outcome {
+        let actions = self.clone();
+        let id = plan_id.to_owned();
+        tokio::task::spawn_blocking(move || actions.take(actor, &id, &action, &crate::clock::now()))
+            .await
+            .unwrap_or_else(|e| {
+                tracing::error!(error = %e, plan = plan_id, "action task failed");
+                Outcome::Gone
+            })
+    }
+
     /// Takes `action` by `actor` on the pending plan `plan_id`, stamping `now` (RFC 3339). Blocking: it reads and
-    /// writes files (front ends on async threads call it through `spawn_blocking`).
+    /// writes files (the daemon's front ends, on async threads, call it through [`Actions::act`]).
     ///
     /// An action that changes the plan is decided (access, stale view) under the plan's lock on the very file
     /// version the edit is applied to: the file is read and parsed once.

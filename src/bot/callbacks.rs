@@ -89,7 +89,7 @@ pub async fn handle(ctx: &Ctx, q: CallbackQuery) {
                 Screen::Done(index) => tap.with_toggles(&plan, &id, index, action),
                 _ => action,
             };
-            match ctx.act(tap.actor, &id, action).await {
+            match ctx.actions.act(tap.actor, &id, action).await {
                 Outcome::Gone => tap.gone(&plan).await,
                 outcome => tap.respond(outcome, screen).await,
             }

@@ -7,7 +7,7 @@ use teloxide::types::{ChatId, MessageId};
 
 use tokio::sync::mpsc;
 
-use crate::actions::{Action, Actions, Actor, Outcome};
+use crate::actions::Actions;
 use crate::queue::Queue;
 use crate::queue::watcher::Changes;
 use crate::telegram::views::View;
@@ -50,18 +50,6 @@ impl Ctx {
     #[must_use]
     pub fn queue(&self) -> &Queue {
         self.actions.queue()
-    }
-
-    /// Takes an owner action (file I/O off the async threads).
-    pub async fn act(&self, actor: Actor, plan_id: &str, action: Action) -> Outcome {
-        let actions = self.actions.clone();
-        let id = plan_id.to_owned();
-        tokio::task::spawn_blocking(move || actions.take(actor, &id, &action, &crate::clock::now()))
-            .await
-            .unwrap_or_else(|e| {
-                tracing::error!(error = %e, "action task failed");
-                Outcome::Gone
-            })
     }
 
     /// Whether a message about `plans` goes out silently (`disable_notification`): low priority only, or quiet

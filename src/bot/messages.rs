@@ -103,7 +103,10 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
             feedback: text.to_owned(),
         },
     };
-    let outcome = ctx.act(Actor::User(user), &mode.plan_id, action).await;
+    let outcome = ctx
+        .actions
+        .act(Actor::User(user), &mode.plan_id, action)
+        .await;
     if let Some(refusal) = outcome.input_refusal() {
         // Still in reply mode: the refusal says again what is accepted; the next message is another try.
         tracing::info!(user, plan = %mode.plan_id, %refusal, "typed answer refused");
@@ -205,7 +208,7 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
 
 async fn open_plan(ctx: &Ctx, chat: ChatId, user: u64, id: &str) {
     let _ = ctx.rescan().await;
-    match ctx.act(Actor::User(user), id, Action::Open).await {
+    match ctx.actions.act(Actor::User(user), id, Action::Open).await {
         Outcome::Current(l) => {
             let view = views::plan(&l.plan, &views::Drawn::to(&ctx.viewer(user, &l.plan)));
             send(ctx, chat, &view).await;

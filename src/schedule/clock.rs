@@ -112,7 +112,7 @@ async fn take(
     action: Action,
     notices: &mpsc::UnboundedSender<Notice>,
 ) -> Step {
-    match ctx.act(Actor::Deadline, id, action).await {
+    match ctx.actions.act(Actor::Deadline, id, action).await {
         Outcome::Submitted { plan, .. } => {
             tracing::info!(plan = %plan.plan.id, "deadline passed: plan submitted");
             ctx.state

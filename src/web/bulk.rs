@@ -10,7 +10,7 @@ use axum_extra::extract::cookie::CookieJar;
 use axum_extra::extract::{Form, Query};
 use maud::html;
 
-use crate::actions::{Action, Outcome, seen};
+use crate::actions::{Action, Actor, Outcome, seen};
 use crate::plan::{Decision, DecisionStatus, Kind, Plan};
 
 use super::Web;
@@ -156,14 +156,21 @@ pub async fn answer(
                 option,
                 seen: fp.to_owned(),
             };
-            let outcome = web.act(session.user, plan_id, action).await;
+            let outcome = web
+                .actions
+                .act(Actor::User(session.user), plan_id, action)
+                .await;
             lines.push(line(plan_id, decision_id, &outcome));
         }
     }
     if values(&fields, "submit").next() == Some("1") {
         for plan_id in values(&fields, "plan") {
             // The plan as it is after this form's answers: submitted only as it is then.
-            let complete = match web.act(session.user, plan_id, Action::Open).await {
+            let complete = match web
+                .actions
+                .act(Actor::User(session.user), plan_id, Action::Open)
+                .await
+            {
                 Outcome::Current(l) if l.plan.remaining() == 0 && !l.plan.decisions.is_empty() => {
                     Some(crate::actions::seen::of_answers(&l.plan))
                 }
@@ -171,7 +178,8 @@ pub async fn answer(
             };
             if let Some(seen) = complete {
                 let outcome = web
-                    .act(session.user, plan_id, Action::Submit { seen })
+                    .actions
+                    .act(Actor::User(session.user), plan_id, Action::Submit { seen })
                     .await;
                 lines.push(line(plan_id, "submit", &outcome));
             }

@@ -30,7 +30,7 @@ use axum::Router;
 use axum::routing::{get, post};
 use tokio::sync::broadcast;
 
-use crate::actions::{Action, Actions, Actor, Outcome};
+use crate::actions::{Actions, Actor};
 use crate::config::{BotToken, SecretToken};
 use crate::queue::Loaded;
 
@@ -114,20 +114,6 @@ impl Web {
         self.site
             .public_url()
             .is_some_and(|u| u.scheme() == "https")
-    }
-
-    /// Takes an owner action as `user` (file I/O off the async threads).
-    pub async fn act(&self, user: u64, plan_id: &str, action: Action) -> Outcome {
-        let actions = self.actions.clone();
-        let id = plan_id.to_owned();
-        tokio::task::spawn_blocking(move || {
-            actions.take(Actor::User(user), &id, &action, &crate::clock::now())
-        })
-        .await
-        .unwrap_or_else(|e| {
-            tracing::error!(error = %e, "web action task failed");
-            Outcome::Gone
-        })
     }
 
     /// The pending plans `user` may see, from a fresh scan (plans naming people nobody can reach are left out, as

@@ -10,7 +10,7 @@ use axum_extra::extract::cookie::CookieJar;
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use crate::actions::{Action, Outcome, Typed, seen};
+use crate::actions::{Action, Actor, Outcome, Typed, seen};
 use crate::plan::{DecisionStatus, Kind, Plan};
 
 use super::Web;
@@ -49,7 +49,11 @@ pub async fn show(State(web): State<Web>, jar: CookieJar, Query(shown): Query<Sh
 
 /// The plan page as the plan is now (or the gone / refused page).
 async fn render(web: &Web, session: &Session, id: &str, message: Option<(&str, &str)>) -> Response {
-    match web.act(session.user, id, Action::Open).await {
+    match web
+        .actions
+        .act(Actor::User(session.user), id, Action::Open)
+        .await
+    {
         Outcome::Current(loaded) => {
             let body = plan_body(web, &loaded.plan, session, message);
             page(&loaded.plan.title, Some(session), body).into_response()
@@ -294,7 +298,7 @@ pub async fn decide(
                 option,
                 seen,
             };
-            web.act(user, id, action).await
+            web.actions.act(Actor::User(user), id, action).await
         }
         (None, Some("multi")) => {
             let action = Action::AnswerMulti {
@@ -303,7 +307,7 @@ pub async fn decide(
                 custom: Some(form.other.trim().to_owned()).filter(|t| !t.is_empty()),
                 seen: form.seen.clone(),
             };
-            web.act(user, id, action).await
+            web.actions.act(Actor::User(user), id, action).await
         }
         (None, Some(what @ ("input" | "yes" | "no"))) => {
             let input = match what {
@@ -315,35 +319,35 @@ pub async fn decide(
                 input,
                 seen: form.seen.clone(),
             };
-            web.act(user, id, action).await
+            web.actions.act(Actor::User(user), id, action).await
         }
         (None, Some("approve")) => {
             let action = Action::Approve {
                 decision,
                 seen: form.seen.clone(),
             };
-            web.act(user, id, action).await
+            web.actions.act(Actor::User(user), id, action).await
         }
         (None, Some("skip")) => {
             let action = Action::Skip {
                 decision,
                 seen: form.seen.clone(),
             };
-            web.act(user, id, action).await
+            web.actions.act(Actor::User(user), id, action).await
         }
         (None, Some("custom")) => {
             let action = Action::Custom {
                 to: shown(decision, &form.seen),
                 text: form.text.clone(),
             };
-            web.act(user, id, action).await
+            web.actions.act(Actor::User(user), id, action).await
         }
         (None, Some("note")) => {
             let action = Action::Note {
                 to: shown(decision, &form.seen),
                 text: form.note.clone(),
             };
-            web.act(user, id, action).await
+            web.actions.act(Actor::User(user), id, action).await
         }
         (None, Some("delegate")) => {
             let Some(to) = form.to else {
@@ -357,14 +361,14 @@ pub async fn decide(
                 to,
                 seen: form.seen.clone(),
             };
-            web.act(user, id, action).await
+            web.actions.act(Actor::User(user), id, action).await
         }
         (None, Some("takeback")) => {
             let action = Action::TakeBack {
                 decision,
                 seen: form.seen.clone(),
             };
-            web.act(user, id, action).await
+            web.actions.act(Actor::User(user), id, action).await
         }
         _ => {
             return refuse(
@@ -424,7 +428,7 @@ pub async fn request_changes(
         seen: form.seen,
         feedback: form.feedback,
     };
-    let outcome = web.act(session.user, id, action).await;
+    let outcome = web.actions.act(Actor::User(session.user), id, action).await;
     respond(&web, &session, id, outcome, None).await
 }
 
@@ -444,7 +448,7 @@ pub async fn submit(
         Some("decline") => Action::Decline { seen: form.seen },
         _ => Action::Submit { seen: form.seen },
     };
-    let outcome = web.act(session.user, id, action).await;
+    let outcome = web.actions.act(Actor::User(session.user), id, action).await;
     respond(&web, &session, id, outcome, None).await
 }
 

@@ -48,7 +48,7 @@ pub async fn handle(ctx: &Ctx, q: &CallbackQuery) {
         answer(Some(views::PLAN_GONE_ALERT.to_owned()), true).await;
         return ctx.groups.wake();
     };
-    match ctx.act(Actor::User(user), &id, action).await {
+    match ctx.actions.act(Actor::User(user), &id, action).await {
         Outcome::Recorded {
             plan,
             decision,
