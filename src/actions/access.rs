@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use crate::plan::{Diagnostic, Plan};
+use crate::plan::{Diagnostic, Outline, Plan};
 
 use super::{Action, Actor};
 
@@ -119,18 +119,11 @@ impl Access {
     /// than it has approvers, is malformed for this configuration: the diagnosis names the line and the
     /// reason. `None`: the plan is fine here.
     #[must_use]
-    pub fn unknown_people(&self, plan: &Plan) -> Option<Diagnostic> {
+    pub fn unknown_people<P: Outline + ?Sized>(&self, plan: &P) -> Option<Diagnostic> {
+        let (approval, timing) = (plan.approval(), plan.timing());
         let lists = [
-            (
-                "approvers",
-                &plan.approval.approvers,
-                plan.approval.approvers_line,
-            ),
-            (
-                "escalate_to",
-                &plan.timing.escalate_to,
-                plan.timing.escalate_to_line,
-            ),
+            ("approvers", &approval.approvers, approval.approvers_line),
+            ("escalate_to", &timing.escalate_to, timing.escalate_to_line),
         ];
         for (key, list, line) in lists {
             if let Some(nobody) = list.iter().find(|p| self.resolve(p).is_none()) {
@@ -143,7 +136,7 @@ impl Access {
                 ));
             }
         }
-        let require = plan.approval.require;
+        let require = approval.require;
         // One sign-off never needs more approvers than a plan has (every listed one resolved, or every member):
         // no list to build for the common case (every look checks every plan).
         if require <= 1 {
@@ -152,7 +145,7 @@ impl Access {
         let approvers = self.approvers(plan).len();
         (require > approvers).then(|| {
             Diagnostic::new(
-                plan.approval.require_line,
+                approval.require_line,
                 format!(
                     "`require: {require}` needs more sign-offs than the plan has approvers ({approvers})"
                 ),
@@ -168,35 +161,31 @@ impl Access {
 
     /// The plan's approvers: its `approvers` resolved (members only), else every member; in id order.
     #[must_use]
-    pub fn approvers(&self, plan: &Plan) -> Vec<u64> {
-        if plan.approval.approvers.is_empty() {
+    pub fn approvers<P: Outline + ?Sized>(&self, plan: &P) -> Vec<u64> {
+        let listed = &plan.approval().approvers;
+        if listed.is_empty() {
             return self.members().collect();
         }
-        let ids: BTreeSet<u64> = plan
-            .approval
-            .approvers
-            .iter()
-            .filter_map(|p| self.resolve(p))
-            .collect();
+        let ids: BTreeSet<u64> = listed.iter().filter_map(|p| self.resolve(p)).collect();
         ids.into_iter().collect()
     }
 
     /// True when `user` is one of the plan's approvers, or was escalated to and the escalation happened.
-    fn approves(&self, user: u64, plan: &Plan) -> bool {
-        let escalated = plan.timing.escalated_at.is_some()
-            && plan
-                .timing
+    fn approves<P: Outline + ?Sized>(&self, user: u64, plan: &P) -> bool {
+        let timing = plan.timing();
+        let escalated = timing.escalated_at.is_some()
+            && timing
                 .escalate_to
                 .iter()
                 .any(|p| self.resolve(p) == Some(user));
         // Without an `approvers` list every member approves (callers have checked membership).
-        let listed = &plan.approval.approvers;
+        let listed = &plan.approval().approvers;
         escalated || listed.is_empty() || listed.iter().any(|p| self.resolve(p) == Some(user))
     }
 
     /// What `actor` may do on `plan`.
     #[must_use]
-    pub fn role(&self, actor: Actor, plan: &Plan) -> Role {
+    pub fn role<P: Outline + ?Sized>(&self, actor: Actor, plan: &P) -> Role {
         let user = match actor {
             Actor::Deadline => return Role::Approver,
             Actor::User(user) if !self.is_member(user) => return Role::Nobody,
@@ -206,10 +195,8 @@ impl Access {
             return Role::Approver;
         }
         let delegated: Vec<usize> = plan
-            .decisions
-            .iter()
-            .enumerate()
-            .filter(|(_, d)| d.delegated_to == Some(user))
+            .delegations()
+            .filter(|&(_, to)| to == user)
             .map(|(i, _)| i)
             .collect();
         if delegated.is_empty() {
@@ -222,13 +209,13 @@ impl Access {
     /// Does `user` get the plan's messages (announcements, reminders, deadline notices)? Its approvers do, and
     /// escalated people once it is escalated; delegates get only the decision delegated to them.
     #[must_use]
-    pub fn receives(&self, user: u64, plan: &Plan) -> bool {
+    pub fn receives<P: Outline + ?Sized>(&self, user: u64, plan: &P) -> bool {
         self.is_member(user) && self.approves(user, plan)
     }
 
     /// May `actor` see `plan` (in a queue)?
     #[must_use]
-    pub fn sees(&self, actor: Actor, plan: &Plan) -> bool {
+    pub fn sees<P: Outline + ?Sized>(&self, actor: Actor, plan: &P) -> bool {
         self.role(actor, plan) != Role::Nobody
     }
 

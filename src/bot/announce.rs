@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use teloxide::types::ChatId;
 use tokio::sync::mpsc;
 
-use crate::plan::{Plan, Priority};
-use crate::queue::Loaded;
+use crate::plan::{Outline, Plan, Priority, Summary};
+use crate::queue::Listed;
 use crate::telegram::views;
 
 use super::api::Patience;
@@ -33,7 +33,7 @@ enum Heads {
 /// Sends notices to every allowed user, folding bursts of new plans (and of reminders) into one message each.
 pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
     let mut recent: VecDeque<Instant> = VecDeque::new();
-    let mut held: Vec<(Heads, Arc<Loaded>)> = Vec::new();
+    let mut held: Vec<(Heads, Arc<Listed>)> = Vec::new();
     loop {
         let notice = if held.is_empty() {
             notices.recv().await
@@ -44,10 +44,10 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
                 Err(_) => {
                     let burst = std::mem::take(&mut held);
                     for heads in [Heads::New, Heads::Reminder] {
-                        let plans: Vec<&Plan> = burst
+                        let plans: Vec<&Summary> = burst
                             .iter()
                             .filter(|(h, _)| *h == heads)
-                            .map(|(_, l)| &l.plan)
+                            .map(|(_, l)| &l.summary)
                             .collect();
                         if !plans.is_empty() {
                             let silent = quiet(&ctx, plans.iter().copied());
@@ -63,9 +63,9 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
         let Some(notice) = notice else { break };
         match notice {
             Notice::Startup(plans) => {
-                let plans: Vec<&Plan> = plans.iter().map(|l| &l.plan).collect();
+                let plans: Vec<&Summary> = plans.iter().map(|l| &l.summary).collect();
                 let silent =
-                    quiet_hours(&ctx) && !plans.iter().any(|p| p.priority == Priority::Urgent);
+                    quiet_hours(&ctx) && !plans.iter().any(|p| p.priority() == Priority::Urgent);
                 to_approvers(&ctx, &plans, views::startup_summary, silent).await;
             }
             Notice::Problem(p) => {
@@ -87,7 +87,14 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
             Notice::Reminder(plan) => {
                 let silent = quiet(&ctx, [&plan.plan]);
                 super::groups::notify_topics(&ctx, &plan.plan, Reminder, silent);
-                announce(&ctx, &mut recent, &mut held, vec![(Heads::Reminder, plan)]).await;
+                let listed = Arc::new(Listed::of(&plan));
+                announce(
+                    &ctx,
+                    &mut recent,
+                    &mut held,
+                    vec![(Heads::Reminder, listed)],
+                )
+                .await;
             }
             Notice::Escalated(plan, users) => {
                 let view = views::nudge(&plan, views::Nudge::Escalated, chrono::Utc::now());
@@ -111,8 +118,8 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
 async fn announce(
     ctx: &Ctx,
     recent: &mut VecDeque<Instant>,
-    held: &mut Vec<(Heads, Arc<Loaded>)>,
-    items: Vec<(Heads, Arc<Loaded>)>,
+    held: &mut Vec<(Heads, Arc<Listed>)>,
+    items: Vec<(Heads, Arc<Listed>)>,
 ) {
     let now = Instant::now();
     while recent
@@ -124,27 +131,30 @@ async fn announce(
     for (heads, plan) in items {
         if held.is_empty() && recent.len() < BURST_LIMIT {
             recent.push_back(Instant::now());
-            let silent = quiet(ctx, [&plan.plan]);
-            // A revision alone is announced with what changed since the revision before it.
-            let previous = match heads {
-                Heads::New if plan.plan.revision > 1 => ctx
-                    .actions
-                    .queue()
-                    .kept_revision(&plan.plan.id, plan.plan.revision - 1),
+            let summary = &plan.summary;
+            let silent = quiet(ctx, [summary]);
+            // A revision alone is announced with what changed since the revision before it: both read whole.
+            let revised = match heads {
+                Heads::New if summary.revision() > 1 => {
+                    let queue = ctx.actions.queue();
+                    queue
+                        .kept_revision(summary.id(), summary.revision() - 1)
+                        .zip(queue.find_pending(summary.id()).ok().flatten())
+                }
                 _ => None,
             };
-            let view = |plans: &[&Plan]| match (&previous, plans) {
-                (Some(before), [one]) => views::revision_announcement(one, before),
+            let view = |plans: &[&Summary]| match (&revised, plans) {
+                (Some((before, now)), [_]) => views::revision_announcement(&now.plan, before),
                 _ => burst_view(heads, plans),
             };
-            to_approvers(ctx, &[&plan.plan], view, silent).await;
+            to_approvers(ctx, &[summary], view, silent).await;
         } else {
             held.push((heads, plan));
         }
     }
 }
 
-fn burst_view(heads: Heads, plans: &[&Plan]) -> views::View {
+fn burst_view(heads: Heads, plans: &[&Summary]) -> views::View {
     let now = chrono::Utc::now();
     match (heads, plans) {
         (Heads::New, [one]) => views::announcement(one),
@@ -155,7 +165,7 @@ fn burst_view(heads: Heads, plans: &[&Plan]) -> views::View {
 }
 
 /// Whether a message about `plans` goes out silently (the rule is [`Ctx::silent`], which the group cards share).
-fn quiet<'a>(ctx: &Ctx, plans: impl IntoIterator<Item = &'a Plan>) -> bool {
+fn quiet<P: Outline>(ctx: &Ctx, plans: impl IntoIterator<Item = P>) -> bool {
     ctx.silent(plans)
 }
 
@@ -178,16 +188,16 @@ async fn digest(ctx: &Ctx, today: chrono::NaiveDate) {
 
 /// Sends each member the view `make` draws of the plans among `plans` whose messages they get (their
 /// approvers, and escalated people once escalated); members who get none of them get nothing.
-async fn to_approvers(
+async fn to_approvers<P: Outline + Sync>(
     ctx: &Ctx,
-    plans: &[&Plan],
-    make: impl Fn(&[&Plan]) -> views::View,
+    plans: &[&P],
+    make: impl Fn(&[&P]) -> views::View,
     silent: bool,
 ) {
     let access = ctx.actions.access();
     let members: Vec<u64> = access.members().collect();
     for user in members {
-        let theirs: Vec<&Plan> = plans
+        let theirs: Vec<&P> = plans
             .iter()
             .copied()
             .filter(|p| access.receives(user, p))

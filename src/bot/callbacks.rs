@@ -86,7 +86,7 @@ pub async fn handle(ctx: &Ctx, q: CallbackQuery) {
                 ctx.state.answering.forget_plan(tap.user(), &id);
             }
             let action = match screen {
-                Screen::Done(index) => tap.with_toggles(&plan, &id, index, action),
+                Screen::Done(index) => tap.with_toggles(&id, index, action).await,
                 _ => action,
             };
             match ctx.actions.act(tap.actor, &id, action).await {
@@ -99,23 +99,27 @@ pub async fn handle(ctx: &Ctx, q: CallbackQuery) {
 
 impl Tap<'_> {
     /// ✅ Done's action with the options toggled on the decision as shown; without toggles, the picks the view
-    /// showed (the recorded answer).
-    fn with_toggles(&self, plan: &PlanRef, id: &str, index: usize, action: Action) -> Action {
+    /// showed (the recorded answer, read from the file: the snapshot keeps only summaries).
+    async fn with_toggles(&self, id: &str, index: usize, action: Action) -> Action {
         let Action::AnswerMulti { seen, .. } = &action else {
             return action;
         };
-        let answering = &self.ctx.state.answering;
-        let picks = answering
-            .picks(self.user(), id, index, seen)
-            .unwrap_or_else(|| {
-                self.ctx.state.with_snapshot(|s| {
-                    s.by_ref(plan)
-                        .and_then(|l| l.plan.decisions.get(index))
-                        .filter(|d| seen::of_decision(d) == *seen)
-                        .map(|d| d.picked_options())
-                        .unwrap_or_default()
+        let picks = match self.ctx.state.answering.picks(self.user(), id, index, seen) {
+            Some(picks) => picks,
+            None => {
+                let queue = self.ctx.queue().clone();
+                let (id, seen) = (id.to_owned(), seen.clone());
+                tokio::task::spawn_blocking(move || {
+                    let loaded = queue.find_pending(&id).ok().flatten()?;
+                    let d = loaded.plan.decisions.get(index)?;
+                    (seen::of_decision(d) == seen).then(|| d.picked_options())
                 })
-            });
+                .await
+                .ok()
+                .flatten()
+                .unwrap_or_default()
+            }
+        };
         with_picks(action, picks)
     }
 

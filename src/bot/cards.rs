@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use teloxide::RequestError;
 
 use crate::config::{GroupConfig, TopicRule};
-use crate::plan::Plan;
-use crate::queue::Loaded;
+use crate::plan::Outline;
+use crate::queue::{Listed, Loaded};
 use crate::sync::lock;
 use crate::telegram::views::{self, View};
 
@@ -33,8 +33,10 @@ pub struct Groups {
     pub(super) given_up: Mutex<HashSet<(String, i64)>>,
     /// Last drawn view of each card (by plan, chat): a card is edited only when it would change.
     pub(super) drawn: Mutex<HashMap<(String, i64), View>>,
-    /// The last pending version of each carded plan: the card of a deleted plan is drawn from it.
-    pub(super) last: Mutex<HashMap<String, Arc<Loaded>>>,
+    /// The last pending version of each carded plan, read whole from its file, with the snapshot's summary it was
+    /// read for (a new summary means a new version to read): cards are drawn from it, and the card of a deleted
+    /// plan too.
+    pub(super) last: Mutex<HashMap<String, (Arc<Listed>, Arc<Loaded>)>>,
     pub(super) logged: Mutex<HashSet<(i64, Option<i32>)>>,
     /// Wakes [`run`] (a tap in a group was recorded).
     pub(super) wake: tokio::sync::Notify,
@@ -82,7 +84,7 @@ impl Groups {
     /// Where `plan` gets a card: per group, the topic of its agent, else of its tag, else `*`; a group without
     /// topics takes every plan in its main chat. Topic 1 (a forum's General topic) is reached without a thread.
     #[must_use]
-    pub fn places(&self, plan: &Plan) -> Vec<(i64, Option<i32>)> {
+    pub fn places<P: Outline + ?Sized>(&self, plan: &P) -> Vec<(i64, Option<i32>)> {
         let lost = lock(&self.lost);
         self.config
             .iter()
@@ -94,8 +96,8 @@ impl Groups {
                 let find = |want: &dyn Fn(&TopicRule) -> bool| {
                     g.topics.iter().find(|(r, _)| want(r)).map(|(_, id)| *id)
                 };
-                let agent = plan.agent.as_deref().map(str::trim);
-                let tag = plan.tag.as_deref().map(str::trim);
+                let agent = plan.agent().map(str::trim);
+                let tag = plan.tag().map(str::trim);
                 let topic =
                     find(&|r| matches!(r, TopicRule::Agent(a) if Some(a.as_str()) == agent))
                         .or_else(|| {
@@ -143,6 +145,7 @@ impl Groups {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::Plan;
 
     fn plan(agent: Option<&str>, tag: Option<&str>) -> Plan {
         let mut keys = String::new();

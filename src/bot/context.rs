@@ -42,6 +42,8 @@ pub struct Ctx {
 /// what is on disk now (`/queue`) share it, so a command never draws from a snapshot a look is still updating.
 pub struct Looks {
     pub busy: tokio::sync::Mutex<()>,
+    /// Held while a look lists the whole folder (outside `busy`): one listing at a time.
+    pub listing: tokio::sync::Mutex<()>,
     pub changes: Changes,
     pub notices: mpsc::UnboundedSender<Notice>,
 }
@@ -54,12 +56,12 @@ impl Ctx {
 
     /// Whether a message about `plans` goes out silently (`disable_notification`): low priority only, or quiet
     /// hours with nothing urgent.
-    pub fn silent<'a>(&self, plans: impl IntoIterator<Item = &'a crate::plan::Plan>) -> bool {
+    pub fn silent<P: crate::plan::Outline>(&self, plans: impl IntoIterator<Item = P>) -> bool {
         use crate::plan::Priority;
-        let plans: Vec<&crate::plan::Plan> = plans.into_iter().collect();
+        let priorities: Vec<Priority> = plans.into_iter().map(|p| p.priority()).collect();
         let quiet_hours = self.quiet.as_ref().is_some_and(|q| q.now());
-        plans.iter().all(|p| p.priority == Priority::Low)
-            || (quiet_hours && !plans.iter().any(|p| p.priority == Priority::Urgent))
+        priorities.iter().all(|&p| p == Priority::Low)
+            || (quiet_hours && !priorities.contains(&Priority::Urgent))
     }
 
     /// Shows a view: edits `message` in place when there is one, else (or if it can't be edited) sends it.

@@ -21,8 +21,8 @@ use teloxide::requests::Requester;
 use teloxide::types::{ChatId, ChatMemberUpdated, Message};
 use teloxide::{ApiError, RequestError};
 
-use crate::plan::Plan;
-use crate::queue::{Loaded, Location};
+use crate::plan::{Outline, Plan};
+use crate::queue::{Listed, Loaded, Location};
 use crate::sync::lock;
 use crate::telegram::callback::plan_ref;
 use crate::telegram::views::{self, CardState, View, Viewer};
@@ -110,17 +110,19 @@ async fn sync(ctx: &Ctx) {
     {
         groups.set_username(me.username());
     }
-    let pending: Vec<Arc<Loaded>> = ctx.state.with_snapshot(|s| {
+    let carded: Vec<Arc<Listed>> = ctx.state.with_snapshot(|s| {
         s.plans
             .iter()
-            .filter(|l| !groups.places(&l.plan).is_empty() || groups.cards.has(&l.plan.id))
+            .filter(|l| !groups.places(&l.summary).is_empty() || groups.cards.has(l.summary.id()))
             .cloned()
             .collect()
     });
     let mut still: HashSet<String> = HashSet::new();
-    for loaded in pending {
-        still.insert(loaded.plan.id.clone());
-        lock(&groups.last).insert(loaded.plan.id.clone(), Arc::clone(&loaded));
+    for listed in carded {
+        still.insert(listed.summary.id().to_owned());
+        let Some(loaded) = whole(ctx, &listed).await else {
+            continue;
+        };
         for (chat, thread) in groups.places(&loaded.plan) {
             if groups.cards.at(&loaded.plan.id, chat).is_none() {
                 post(ctx, &loaded, chat, thread).await;
@@ -135,6 +137,29 @@ async fn sync(ctx: &Ctx) {
             retire(ctx, &id).await;
         }
     }
+}
+
+/// The whole plan a card is drawn from: the one read for this summary last time, else read from its file now (the
+/// snapshot keeps summaries). `None`: the file is gone or holds another plan now (the next look will say).
+async fn whole(ctx: &Ctx, listed: &Arc<Listed>) -> Option<Arc<Loaded>> {
+    let id = listed.summary.id();
+    if let Some((read_for, loaded)) = lock(&ctx.groups.last).get(id)
+        && Arc::ptr_eq(read_for, listed)
+    {
+        return Some(Arc::clone(loaded));
+    }
+    let (path, want) = (listed.path.clone(), id.to_owned());
+    let loaded = tokio::task::spawn_blocking(move || {
+        crate::queue::load(&path, Location::Pending)
+            .ok()
+            .filter(|l| l.plan.id == want)
+    })
+    .await
+    .ok()
+    .flatten()?;
+    let loaded = Arc::new(loaded);
+    lock(&ctx.groups.last).insert(id.to_owned(), (Arc::clone(listed), Arc::clone(&loaded)));
+    Some(loaded)
 }
 
 /// Posts `plan`'s card into `chat` (topic `thread`) and remembers it.
@@ -226,7 +251,7 @@ async fn retire(ctx: &Ctx, id: &str) {
         None => match returned(ctx, id).await {
             Some(l) => (Some(l.plan), CardState::SentBack),
             None => (
-                lock(&ctx.groups.last).get(id).map(|l| l.plan.clone()),
+                lock(&ctx.groups.last).get(id).map(|(_, l)| l.plan.clone()),
                 CardState::Gone,
             ),
         },

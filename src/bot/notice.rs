@@ -4,14 +4,14 @@
 use std::sync::Arc;
 
 use crate::plan::Plan;
-use crate::queue::{Loaded, Problem};
+use crate::queue::{Listed, Loaded, Problem};
 
 /// What the announcer task is asked to send.
 #[derive(Debug)]
 pub enum Notice {
-    /// Shared with the store's cache and the snapshot: a notice about thousands of plans copies none.
-    Startup(Vec<Arc<Loaded>>),
-    New(Vec<Arc<Loaded>>),
+    /// Summaries shared with the store's cache and the snapshot: a notice about thousands of plans copies none.
+    Startup(Vec<Arc<Listed>>),
+    New(Vec<Arc<Listed>>),
     Problem(Problem),
     /// `remind_every` passed (folded with other announcements in a burst, like new plans).
     Reminder(Arc<Loaded>),

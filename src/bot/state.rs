@@ -1,88 +1,18 @@
-//! What the daemon keeps in memory: the last scan of pending/ (a cache for drawing views and resolving button
-//! references — every edit re-reads the file), who is typing a custom answer, and what was already announced.
+//! What the daemon keeps in memory: the last look at pending/ (summaries for drawing the queue and announcements
+//! and resolving button references — every edit re-reads the file), who is typing a custom answer, and what was
+//! already announced.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::{Instant, SystemTime};
 
 use crate::actions::Actor;
-use crate::plan::Plan;
-use crate::queue::{Loaded, Problem};
-use crate::telegram::callback::{PlanRef, plan_ref, plan_ref_bits};
-use crate::telegram::views;
+use crate::plan::Summary;
+use crate::queue::{Delta, Problem};
+use crate::telegram::callback::{PlanRef, plan_ref};
 
-/// Pending plans from the last scan, with their button references.
-#[derive(Debug, Default)]
-pub struct Snapshot {
-    /// Shared with the store's cache: a snapshot holds no copy of a plan.
-    pub plans: Vec<Arc<Loaded>>,
-    /// Position by [`plan_ref_bits`] (no string per plan), drawn on first use: a look that announces a dropped
-    /// plan does not wait for a map of every plan (the look warms it afterwards, off the async threads).
-    by_ref: OnceLock<HashMap<u64, usize>>,
-    /// Each actor's queue (the plans they may see, in queue order), drawn once per snapshot: a `/queue` then
-    /// touches only the plans on its page, not every plan of a large queue.
-    orders: Mutex<HashMap<Actor, Arc<QueueOrder>>>,
-}
-
-/// One actor's queue in a snapshot.
-#[derive(Debug)]
-pub struct QueueOrder {
-    /// Positions in [`Snapshot::plans`], in queue order.
-    pub order: Vec<usize>,
-    /// The priority counts line.
-    pub counts: String,
-}
-
-impl Snapshot {
-    #[must_use]
-    pub fn new(plans: Vec<Arc<Loaded>>) -> Snapshot {
-        Snapshot {
-            plans,
-            by_ref: OnceLock::new(),
-            orders: Mutex::default(),
-        }
-    }
-
-    #[must_use]
-    pub fn by_ref(&self, r: &PlanRef) -> Option<&Loaded> {
-        let i = *self.refs().get(&r.bits()?)?;
-        Some(&*self.plans[i])
-    }
-
-    /// The position of every plan by its button reference.
-    pub fn refs(&self) -> &HashMap<u64, usize> {
-        self.by_ref.get_or_init(|| {
-            self.plans
-                .iter()
-                .enumerate()
-                .map(|(i, l)| (plan_ref_bits(&l.plan.id), i))
-                .collect()
-        })
-    }
-
-    /// `actor`'s queue in this snapshot: the plans `visible` keeps, in queue order (computed on first use).
-    pub fn queue_order(
-        &self,
-        actor: Actor,
-        visible: impl FnOnce(&[&Plan]) -> Vec<usize>,
-    ) -> Arc<QueueOrder> {
-        if let Some(done) = lock(&self.orders).get(&actor) {
-            return Arc::clone(done);
-        }
-        let all: Vec<&Plan> = self.plans.iter().map(|l| &l.plan).collect();
-        let seen: Vec<usize> = visible(&all);
-        let theirs: Vec<&Plan> = seen.iter().map(|&i| all[i]).collect();
-        let sorted: Vec<usize> = views::queue_order(&theirs);
-        let ordered: Vec<&Plan> = sorted.iter().map(|&j| theirs[j]).collect();
-        let made = Arc::new(QueueOrder {
-            counts: views::queue_counts(&ordered),
-            order: sorted.into_iter().map(|j| seen[j]).collect(),
-        });
-        lock(&self.orders).insert(actor, Arc::clone(&made));
-        made
-    }
-}
+pub use super::snapshot::{QueueOrder, Snapshot};
 
 /// How many submitted plans [`State::completed`] remembers.
 const COMPLETED_KEPT: usize = 1000;
@@ -169,6 +99,19 @@ impl State {
         if !same {
             let _ = self.changes.0.send(());
         }
+    }
+
+    /// Replaces the snapshot with the one after a look that changed what `change` holds ([`Snapshot::after`]: the
+    /// button references and the queues drawn are carried over), and fires [`State::changes`].
+    pub fn advance_snapshot(&self, change: Delta, sees: impl Fn(Actor, &Summary) -> bool) {
+        let mut current = self
+            .snapshot
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        let old = std::mem::take(&mut *current);
+        *current = old.after(change, sees);
+        drop(current);
+        let _ = self.changes.0.send(());
     }
 
     /// The sender whose receivers hear of every change to pending/ the daemon's rescans see.
@@ -274,16 +217,16 @@ pub fn problems_to_warn(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::Location;
+    use crate::plan::Outline;
+    use crate::queue::Listed;
 
-    fn loaded(id: &str, priority: &str) -> Arc<Loaded> {
+    fn loaded(id: &str, priority: &str) -> Arc<Listed> {
         let text = format!(
             "---\nid: {id}\ntitle: {id}\npriority: {priority}\n---\n# {id}\n\n## Decision 1: D\n\n**Options:**\n- `a` — A\n"
         );
-        Arc::new(Loaded {
+        Arc::new(Listed {
             path: PathBuf::from(format!("{id}.md")),
-            plan: crate::plan::parse(&text, id).unwrap(),
-            location: Location::Pending,
+            summary: Summary::of(&crate::plan::parse(&text, id).unwrap()),
         })
     }
 
@@ -297,7 +240,7 @@ mod tests {
         let ids = |q: &QueueOrder| -> Vec<String> {
             q.order
                 .iter()
-                .map(|&i| s.plans[i].plan.id.clone())
+                .map(|&i| s.plans[i].summary.id().to_owned())
                 .collect()
         };
         let everything = s.queue_order(Actor::User(1), |plans| (0..plans.len()).collect());
@@ -305,7 +248,7 @@ mod tests {
         assert_eq!(everything.counts, "🔴 1 urgent │ 🟡 1 normal │ ⚪ 1 low");
         // Another actor, another filter: not the first actor's order.
         let some = s.queue_order(Actor::User(2), |plans| {
-            (0..plans.len()).filter(|&i| plans[i].id != "b").collect()
+            (0..plans.len()).filter(|&i| plans[i].id() != "b").collect()
         });
         assert_eq!(ids(&some), ["c", "a"]);
         assert_eq!(some.counts, "🟡 1 normal │ ⚪ 1 low");

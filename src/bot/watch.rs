@@ -1,16 +1,18 @@
 //! Looks at pending/: the watcher's signals (and the commands that must show what is on disk now) bring the
 //! snapshot up to date; what is new is decided by comparing plan ids with what was already announced, and
-//! queued for the announcer.
+//! queued for the announcer. A look costs what changed: the store says which files changed, the snapshot takes
+//! those out and puts them in ([`Snapshot::after`]).
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
 use crate::actions::Actor;
-use crate::plan::Plan;
+use crate::plan::{Diagnostic, Outline, Summary};
 use crate::queue::watcher::{Changed, Signals};
-use crate::queue::{Loaded, Problem, Scan, StoreError};
+use crate::queue::{Delta, Listed, Listing, Problem, Scan, StoreError, Summaries};
 use crate::telegram::callback::PlanRef;
 use crate::telegram::views::{self, View};
 
@@ -30,19 +32,20 @@ impl Ctx {
         // announced like any other (the look decides what is new against the snapshot it replaces).
         if let Some(looks) = &self.looks {
             looks.changes.everything();
-            self.look().await;
+            self.look_named().await;
+            self.look_everything(true).await;
             return Ok(());
         }
         let queue = self.queue().clone();
-        let scan = tokio::task::spawn_blocking(move || queue.scan_pending())
+        let mut all = tokio::task::spawn_blocking(move || queue.summaries())
             .await
             .map_err(|e| StoreError::Io {
                 path: self.queue().pending_dir(),
                 source: std::io::Error::other(e),
             })??;
-        let mut scan = scan;
-        self.admit(&mut scan);
-        self.state.set_snapshot(Snapshot::new(scan.plans));
+        self.admit_all(&mut all);
+        self.state
+            .set_snapshot(Snapshot::new(all.plans).with_problems(all.problems));
         Ok(())
     }
 
@@ -50,22 +53,28 @@ impl Ctx {
     /// plans to its problems (warned and skipped like any other malformed file).
     pub fn admit(&self, scan: &mut Scan) {
         let access = self.actions.access();
-        let mut problems = Vec::new();
-        scan.plans.retain(|l| match access.unknown_people(&l.plan) {
-            None => true,
-            Some(diagnostic) => {
-                let version = std::fs::metadata(&l.path)
-                    .map(|m| (m.len(), m.modified().ok()))
-                    .unwrap_or((0, None));
-                problems.push(Problem {
-                    diagnostic: diagnostic.in_file(&l.path),
-                    path: l.path.clone(),
-                    version,
-                });
-                false
-            }
+        let rejected = reject(&mut scan.plans, |l| {
+            (&l.path, access.unknown_people(&l.plan))
         });
-        scan.problems.extend(problems);
+        scan.problems.extend(rejected);
+    }
+
+    /// [`Ctx::admit`] for the summaries of every pending plan.
+    pub fn admit_all(&self, all: &mut Summaries) {
+        let access = self.actions.access();
+        let rejected = reject(&mut all.plans, |l| {
+            (&l.path, access.unknown_people(&l.summary))
+        });
+        all.problems.extend(rejected);
+    }
+
+    /// [`Ctx::admit`] for a look's change: only the plans it read are checked.
+    fn admit_change(&self, change: &mut Delta) {
+        let access = self.actions.access();
+        let rejected = reject(&mut change.plans, |l| {
+            (&l.path, access.unknown_people(&l.summary))
+        });
+        change.problems.extend(rejected);
     }
 
     /// The id of the pending plan a button refers to (the snapshot maps references to ids; a plan newer than the
@@ -73,7 +82,7 @@ impl Ctx {
     pub async fn resolve(&self, r: &PlanRef) -> Option<String> {
         let id = self
             .state
-            .with_snapshot(|s| s.by_ref(r).map(|l| l.plan.id.clone()));
+            .with_snapshot(|s| s.by_ref(r).map(|l| l.summary.id().to_owned()));
         if id.is_some() {
             return id;
         }
@@ -81,33 +90,71 @@ impl Ctx {
             tracing::warn!(error = %e, "rescan failed");
         }
         self.state
-            .with_snapshot(|s| s.by_ref(r).map(|l| l.plan.id.clone()))
+            .with_snapshot(|s| s.by_ref(r).map(|l| l.summary.id().to_owned()))
     }
 
-    /// Brings the snapshot up to date with every change the watcher has seen (the files an event named, or the
-    /// whole folder after a poll tick), announcing new plans; waits for a look already under way.
+    /// Brings the snapshot up to date with every change the watcher has seen (the files events named first, then
+    /// the whole folder after a poll tick), announcing new plans. The folder is listed before the look lock is
+    /// taken, by one look at a time: a look at a few files never waits behind a listing of thousands (the
+    /// safety-net rescan's, every `watchInterval`).
     pub async fn look(&self) {
+        self.look_named().await;
+        self.look_everything(false).await;
+    }
+
+    /// Looks at the files events named since the last look (waits for a look under way, never for a listing).
+    pub async fn look_named(&self) {
         let Some(looks) = &self.looks else { return };
         let _one_at_a_time = looks.busy.lock().await;
-        let changed = looks.changes.take();
-        if !changed.is_nothing() {
-            look(self, changed, &looks.notices).await;
+        let named = looks.changes.take_paths();
+        if !named.is_empty() {
+            look(self, Look::Changed(Changed::Paths(named)), &looks.notices).await;
         }
     }
 
-    /// The queue view `actor` may see, from the snapshot after a [`Ctx::look`]: only files the watcher saw change
-    /// are read while the owner waits.
+    /// Looks at the whole folder if a look at it was asked. `wait`: when another look is listing the folder, wait
+    /// for it and look again if still asked (else leave the request to it).
+    async fn look_everything(&self, wait: bool) {
+        let Some(looks) = &self.looks else { return };
+        let _listing = if wait {
+            looks.listing.lock().await
+        } else {
+            match looks.listing.try_lock() {
+                Ok(guard) => guard,
+                Err(_) => return,
+            }
+        };
+        let Some(asked) = looks.changes.everything_asked() else {
+            return;
+        };
+        let queue = self.queue().clone();
+        let listed = tokio::task::spawn_blocking(move || queue.list_pending()).await;
+        let _one_at_a_time = looks.busy.lock().await;
+        let wanted = match listed {
+            Ok(Ok(listing)) => match looks.changes.take_listed(asked) {
+                (named, false) => Look::Listed(listing, named),
+                (_, true) => Look::Changed(Changed::Everything),
+            },
+            _ => Look::Changed(looks.changes.take()),
+        };
+        if !matches!(&wanted, Look::Changed(c) if c.is_nothing()) {
+            look(self, wanted, &looks.notices).await;
+        }
+    }
+
+    /// The queue view `actor` may see, from the snapshot after a look at the files events named: only files the
+    /// watcher saw change are read while the owner waits (the whole folder is the watcher loop's to list).
     pub async fn queue_view(&self, actor: Actor, page: usize) -> View {
-        self.look().await;
+        self.look_named().await;
         self.state.with_snapshot(|s| {
             let queue = self.queue_order(s, actor);
-            let sorted: Vec<&Plan> = queue.order.iter().map(|&i| &s.plans[i].plan).collect();
+            let sorted: Vec<&Summary> = queue.order.iter().map(|&i| &s.plans[i].summary).collect();
             let view = views::queue_page(&sorted, &queue.counts, page, chrono::Utc::now());
             views::with_dashboard(view, self.dashboard.as_ref())
         })
     }
 
-    /// `actor`'s queue in snapshot `s` (drawn once per snapshot).
+    /// `actor`'s queue in snapshot `s` (drawn once per snapshot, then carried from look to look).
     fn queue_order(&self, s: &Snapshot, actor: Actor) -> Arc<QueueOrder> {
         let access = self.actions.access();
         s.queue_order(actor, |plans| {
@@ -118,7 +165,7 @@ impl Ctx {
     }
 
     /// Draws every member's queue and the button references for the current snapshot ahead of their next use
-    /// (after a look, off the owner's wait).
+    /// (after a look, off the owner's wait; carried over from the last snapshot, they are there already).
     pub fn warm_queues(&self) {
         self.state.with_snapshot(|s| {
             s.refs();
@@ -129,9 +176,32 @@ impl Ctx {
     }
 }
 
+/// Takes the plans `check` finds naming people the bot can't reach out of `plans`, as problems.
+fn reject<T>(
+    plans: &mut Vec<T>,
+    check: impl Fn(&T) -> (&Path, Option<Diagnostic>),
+) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    plans.retain(|l| match check(l) {
+        (_, None) => true,
+        (path, Some(diagnostic)) => {
+            let version = std::fs::metadata(path)
+                .map(|m| (m.len(), m.modified().ok()))
+                .unwrap_or((0, None));
+            problems.push(Problem {
+                diagnostic: diagnostic.in_file(path),
+                path: path.to_owned(),
+                version,
+            });
+            false
+        }
+    });
+    problems
+}
+
 /// The start-up scan, before the daemon polls: what is pending now gets one summary, not one message each.
-pub fn initial_scan(ctx: &Ctx, scan: Scan, notices: &mpsc::UnboundedSender<Notice>) {
-    let new = absorb(ctx, scan, notices);
+pub fn initial_scan(ctx: &Ctx, all: Summaries, notices: &mpsc::UnboundedSender<Notice>) {
+    let new = absorb(ctx, all, notices);
     if !new.is_empty() {
         let _ = notices.send(Notice::Startup(new));
     }
@@ -145,17 +215,26 @@ pub async fn watch_loop(ctx: Ctx, mut signals: Signals) {
     }
 }
 
+/// What a look looks at.
+enum Look {
+    /// What the watcher gathered.
+    Changed(Changed),
+    /// The whole folder as listed (before the look began), and the files events named since.
+    Listed(Listing, Vec<PathBuf>),
+}
+
 /// Looks at what changed in pending/ (the files named, or everything): updates the snapshot, reports settled
 /// problems and announces plans never seen before.
-pub async fn look(ctx: &Ctx, changed: Changed, notices: &mpsc::UnboundedSender<Notice>) {
+async fn look(ctx: &Ctx, wanted: Look, notices: &mpsc::UnboundedSender<Notice>) {
     let queue = ctx.queue().clone();
-    let scan = match tokio::task::spawn_blocking(move || match changed {
-        Changed::Everything => queue.scan_pending(),
-        Changed::Paths(paths) => queue.scan_changed(&paths),
+    let change = match tokio::task::spawn_blocking(move || match wanted {
+        Look::Changed(Changed::Everything) => queue.look_listed(queue.list_pending()?, &[]),
+        Look::Changed(Changed::Paths(paths)) => queue.look_at(&paths),
+        Look::Listed(listing, named) => queue.look_listed(listing, &named),
     })
     .await
     {
-        Ok(Ok(scan)) => scan,
+        Ok(Ok(change)) => change,
         Ok(Err(e)) => {
             tracing::warn!(error = %e, "scan of pending/ failed");
             return;
@@ -165,58 +244,98 @@ pub async fn look(ctx: &Ctx, changed: Changed, notices: &mpsc::UnboundedSender<N
             return;
         }
     };
-    let new = absorb(ctx, scan, notices);
+    let new = absorb_change(ctx, change, notices);
     if !new.is_empty() {
         for p in &new {
-            tracing::info!(plan = %p.plan.id, priority = %p.plan.priority, "new plan");
+            tracing::info!(plan = %p.summary.id(), priority = %p.summary.priority(), "new plan");
         }
         let _ = notices.send(Notice::New(new));
     }
-    // Off the async threads: with thousands of plans this is a few milliseconds per member.
+    // Off the async threads: the queues are carried over from the last snapshot, but a member's first, or the
+    // button references after a plan with a shared id left, are drawn over every plan.
     let warm = ctx.clone();
     let _ = tokio::task::spawn_blocking(move || warm.warm_queues()).await;
 }
 
-/// Takes a scan into the snapshot and reports settled problems; returns the plans never seen before.
-fn absorb(ctx: &Ctx, mut scan: Scan, notices: &mpsc::UnboundedSender<Notice>) -> Vec<Arc<Loaded>> {
-    ctx.admit(&mut scan);
+/// Takes every pending plan's summary into the snapshot and reports settled problems; returns the plans never
+/// seen before.
+fn absorb(
+    ctx: &Ctx,
+    mut all: Summaries,
+    notices: &mpsc::UnboundedSender<Notice>,
+) -> Vec<Arc<Listed>> {
+    ctx.admit_all(&mut all);
     // Only plans the snapshot does not hold (as the same read) can be new: a look at one dropped file among
     // thousands checks one id against what was announced, not thousands.
     let (changed, fresh) = ctx
         .state
-        .with_snapshot(|s| differences(&s.plans, &scan.plans));
-    let new: Vec<Arc<Loaded>> = {
-        let mut announced = ctx.state.lock_announced();
-        fresh
-            .into_iter()
-            .filter(|l| announced.insert(announce_key(&l.plan)))
-            .collect()
-    };
-    for p in problems_to_warn(&ctx.state, &scan.problems, Instant::now(), PROBLEM_SETTLE) {
-        tracing::warn!(file = %p.path.display(), reason = %p.diagnostic, "malformed plan skipped");
-        let _ = notices.send(Notice::Problem(p));
-    }
-    // A look that changed nothing keeps the snapshot (and the queues drawn from it).
-    if changed {
-        ctx.state.set_snapshot(Snapshot::new(scan.plans));
+        .with_snapshot(|s| differences(&s.plans, &all.plans));
+    let new = first_seen(ctx, fresh);
+    warn(ctx, &all.problems, notices);
+    // A scan that changed no plan keeps the snapshot (and the queues drawn from it), unless its problems differ.
+    let same_problems = ctx
+        .state
+        .with_snapshot(|s| s.problems().eq(all.problems.iter()));
+    if changed || !same_problems {
+        ctx.state
+            .set_snapshot(Snapshot::new(all.plans).with_problems(all.problems));
     }
     new
 }
 
+/// Takes what a look changed into the snapshot and reports settled problems; returns the plans never seen
+/// before. Costs what changed: the plans read are checked and placed, the rest of the snapshot is carried over.
+fn absorb_change(
+    ctx: &Ctx,
+    mut change: Delta,
+    notices: &mpsc::UnboundedSender<Notice>,
+) -> Vec<Arc<Listed>> {
+    ctx.admit_change(&mut change);
+    // Every plan a look read is new to the snapshot (a new file or a new version): only its id is checked
+    // against what was announced.
+    let new = first_seen(ctx, change.plans.clone());
+    // A look that changed nothing keeps the snapshot (and the queues drawn from it).
+    if !change.changed.is_empty() {
+        let access = ctx.actions.access();
+        ctx.state
+            .advance_snapshot(change, |actor, plan| access.sees(actor, plan));
+    }
+    let problems: Vec<Problem> = ctx.state.with_snapshot(|s| s.problems().cloned().collect());
+    warn(ctx, &problems, notices);
+    new
+}
+
+/// The plans among `fresh` never announced (now marked announced).
+fn first_seen(ctx: &Ctx, fresh: Vec<Arc<Listed>>) -> Vec<Arc<Listed>> {
+    let mut announced = ctx.state.lock_announced();
+    fresh
+        .into_iter()
+        .filter(|l| announced.insert(announce_key(&l.summary)))
+        .collect()
+}
+
+/// Warns about the problems among `problems` (every file of pending/ that is no plan now) that have settled.
+fn warn(ctx: &Ctx, problems: &[Problem], notices: &mpsc::UnboundedSender<Notice>) {
+    for p in problems_to_warn(&ctx.state, problems, Instant::now(), PROBLEM_SETTLE) {
+        tracing::warn!(file = %p.path.display(), reason = %p.diagnostic, "malformed plan skipped");
+        let _ = notices.send(Notice::Problem(p));
+    }
+}
+
 /// What the announced set remembers of a plan: its id, and for a revision (`revision` > 1) its number too, so
 /// that each revision the agent pushes is announced once.
-fn announce_key(plan: &crate::plan::Plan) -> String {
-    if plan.revision > 1 {
-        format!("{}\0r{}", plan.id, plan.revision)
+fn announce_key(plan: &impl Outline) -> String {
+    if plan.revision() > 1 {
+        format!("{}\0r{}", plan.id(), plan.revision())
     } else {
-        plan.id.clone()
+        plan.id().to_owned()
     }
 }
 
 /// The plans of `now` that `before` does not hold as the same read (the same `Arc`), and whether the two differ
 /// at all. Both are in path order (a scan's order), so one walk compares them; a plan out of that order is only
 /// reported as fresh, which the announced set then filters.
-fn differences(before: &[Arc<Loaded>], now: &[Arc<Loaded>]) -> (bool, Vec<Arc<Loaded>>) {
+fn differences(before: &[Arc<Listed>], now: &[Arc<Listed>]) -> (bool, Vec<Arc<Listed>>) {
     let mut fresh = Vec::new();
     let mut i = 0;
     for plan in now {
@@ -239,21 +358,18 @@ fn differences(before: &[Arc<Loaded>], now: &[Arc<Loaded>]) -> (bool, Vec<Arc<Lo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::Location;
-    use std::path::PathBuf;
 
-    fn loaded(id: &str) -> Arc<Loaded> {
+    fn loaded(id: &str) -> Arc<Listed> {
         let text =
             format!("---\nid: {id}\n---\n# {id}\n\n## Decision 1: D\n\n**Options:**\n- `a` — A\n");
-        Arc::new(Loaded {
+        Arc::new(Listed {
             path: PathBuf::from(format!("{id}.md")),
-            plan: crate::plan::parse(&text, id).unwrap(),
-            location: Location::Pending,
+            summary: Summary::of(&crate::plan::parse(&text, id).unwrap()),
         })
     }
 
-    fn ids(plans: &[Arc<Loaded>]) -> Vec<&str> {
-        plans.iter().map(|l| l.plan.id.as_str()).collect()
+    fn ids(plans: &[Arc<Listed>]) -> Vec<&str> {
+        plans.iter().map(|l| l.summary.id()).collect()
     }
 
     #[test]

@@ -109,7 +109,12 @@ pub async fn run(
     settings: Settings,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), DaemonError> {
-    let queue = Queue::open(&settings.queue_dir, settings.notifications)?;
+    let mut queue = Queue::open(&settings.queue_dir, settings.notifications)?;
+    // Without the dashboard (whose pages search and render every pending plan whole) the daemon keeps a summary
+    // per pending plan: the bot reads a plan whole from its file when it draws one of the plan's own screens.
+    if settings.web.is_none() {
+        queue = queue.keeping_summaries();
+    }
     let _lock = lockfile::acquire(queue.root())?;
     let (recovered, scan) = queue.recover_scan()?;
     for l in &recovered {
@@ -177,7 +182,7 @@ pub fn mini_app_url(dashboard_url: Option<&str>) -> Option<url::Url> {
 async fn start(
     ctx: Ctx,
     settings: &Settings,
-    first_scan: crate::queue::Scan,
+    first_scan: crate::queue::Summaries,
 ) -> Result<(), DaemonError> {
     let offset = bot::connect(&ctx).await?;
     let (notice_tx, notice_rx) = mpsc::unbounded_channel();
@@ -191,6 +196,7 @@ async fn start(
     let ctx = Ctx {
         looks: Some(Arc::new(Looks {
             busy: tokio::sync::Mutex::new(()),
+            listing: tokio::sync::Mutex::new(()),
             changes: signals.changes().clone(),
             notices: notice_tx.clone(),
         })),

@@ -13,18 +13,20 @@ mod edit;
 mod error;
 mod index;
 mod listing;
+mod look;
 mod plan_file;
 mod replace;
 mod returned;
 mod scan;
 mod version;
 
-use cache::ParsedCache;
+use cache::{Keep, ParsedCache};
 pub use edit::{Edited, Outcome};
 pub use error::StoreError;
 use index::IdIndex;
 pub use listing::Problem;
-pub use plan_file::{Loaded, Location, is_plan_name, load, stem};
+pub use look::{Delta, Listing, Summaries};
+pub use plan_file::{Listed, Loaded, Location, is_plan_name, load, stem};
 pub use returned::Revised;
 pub use scan::Scan;
 
@@ -39,6 +41,8 @@ pub struct Queue {
     parsed: Arc<Mutex<ParsedCache>>,
     /// Held by a scan: two scans at once would each take the cache for themselves.
     scanning: Arc<Mutex<()>>,
+    /// What the cache keeps of each plan.
+    keep: Keep,
 }
 
 impl Queue {
@@ -51,6 +55,7 @@ impl Queue {
             index: Arc::default(),
             parsed: Arc::default(),
             scanning: Arc::default(),
+            keep: Keep::Whole,
         };
         for dir in [
             queue.pending_dir(),
@@ -60,6 +65,17 @@ impl Queue {
             fs::create_dir_all(&dir).map_err(StoreError::io(&dir))?;
         }
         Ok(queue)
+    }
+
+    /// This queue with a cache that keeps only each pending plan's summary ([`Queue::summaries`] and the looks
+    /// return them): for a daemon whose front ends read whole plans from the files when they draw one (no
+    /// dashboard, which searches and renders every plan on each page). Call before the first scan.
+    #[must_use]
+    pub fn keeping_summaries(self) -> Queue {
+        Queue {
+            keep: Keep::Summaries,
+            ..self
+        }
     }
 
     #[must_use]

@@ -36,6 +36,16 @@ pub enum Changed {
 struct Gathered {
     paths: BTreeSet<PathBuf>,
     everything: bool,
+    /// How many looks at the whole folder were asked so far (never reset): tells a listing made for one request
+    /// from a later request.
+    asked: u64,
+}
+
+impl Gathered {
+    fn ask_everything(&mut self) {
+        self.everything = true;
+        self.asked += 1;
+    }
 }
 
 impl Changed {
@@ -59,18 +69,46 @@ pub struct Changes(Arc<Mutex<Gathered>>);
 impl Changes {
     /// Asks the next look to look at the whole folder.
     pub fn everything(&self) {
-        crate::sync::lock(&self.0).everything = true;
+        crate::sync::lock(&self.0).ask_everything();
     }
 
     /// What was gathered since the last take, without waiting ([`Changed::is_nothing`]: nothing).
     #[must_use]
     pub fn take(&self) -> Changed {
-        let g = std::mem::take(&mut *crate::sync::lock(&self.0));
-        if g.everything {
+        let mut g = crate::sync::lock(&self.0);
+        let paths = std::mem::take(&mut g.paths);
+        if std::mem::take(&mut g.everything) {
             Changed::Everything
         } else {
-            Changed::Paths(g.paths.into_iter().collect())
+            Changed::Paths(paths.into_iter().collect())
         }
+    }
+
+    /// The files events named since the last take, leaving a request for a look at the whole folder in place.
+    #[must_use]
+    pub fn take_paths(&self) -> Vec<PathBuf> {
+        std::mem::take(&mut crate::sync::lock(&self.0).paths)
+            .into_iter()
+            .collect()
+    }
+
+    /// The request for a look at the whole folder waiting to be taken, if any: a consumer may list the folder for
+    /// it before taking it ([`Changes::take_listed`]), outside its own locks.
+    #[must_use]
+    pub fn everything_asked(&self) -> Option<u64> {
+        let g = crate::sync::lock(&self.0);
+        g.everything.then_some(g.asked)
+    }
+
+    /// [`Changes::take`] for a consumer that listed the folder after the request `asked`
+    /// ([`Changes::everything_asked`]): the files events named meanwhile (the listing may have missed them), and
+    /// whether a look at the whole folder was asked again after the listing began (it can't answer that one).
+    #[must_use]
+    pub fn take_listed(&self, asked: u64) -> (Vec<PathBuf>, bool) {
+        let mut g = crate::sync::lock(&self.0);
+        let paths = std::mem::take(&mut g.paths).into_iter().collect();
+        let again = std::mem::take(&mut g.everything) && g.asked != asked;
+        (paths, again)
     }
 }
 
@@ -110,6 +148,7 @@ pub fn watch(dirs: &[PathBuf], mode: Mode) -> (Watch, Signals) {
     let (tx, rx) = mpsc::channel(1);
     let gathered = Arc::new(Mutex::new(Gathered {
         everything: true,
+        asked: 1,
         ..Gathered::default()
     }));
     let poll = match mode {
@@ -128,7 +167,7 @@ pub fn watch(dirs: &[PathBuf], mode: Mode) -> (Watch, Signals) {
             if tx.is_closed() {
                 break;
             }
-            crate::sync::lock(&ticks).everything = true;
+            crate::sync::lock(&ticks).ask_everything();
             let _ = tx.try_send(());
         }
     });
@@ -159,7 +198,7 @@ fn start_events(
                     .paths
                     .extend(event.paths.iter().cloned());
             }
-            _ => crate::sync::lock(&gathered).everything = true,
+            _ => crate::sync::lock(&gathered).ask_everything(),
         }
         let _ = tx.try_send(());
     };
@@ -234,6 +273,42 @@ mod tests {
         })
         .await;
         assert_eq!(named, Ok(true));
+    }
+
+    #[test]
+    fn a_listing_answers_the_request_it_was_made_for_not_a_later_one() {
+        let changes = Changes(Arc::default());
+        assert_eq!(changes.everything_asked(), None);
+        changes.everything();
+        let asked = changes.everything_asked().unwrap();
+        // Listed for that request; an event named a file meanwhile.
+        crate::sync::lock(&changes.0)
+            .paths
+            .insert(PathBuf::from("a.md"));
+        assert_eq!(
+            changes.take_listed(asked),
+            (vec![PathBuf::from("a.md")], false)
+        );
+        assert!(changes.take().is_nothing());
+        // Asked again while the listing was under way: the listing is too old for it.
+        changes.everything();
+        let asked = changes.everything_asked().unwrap();
+        changes.everything();
+        assert_eq!(changes.take_listed(asked), (vec![], true));
+        // The files named can be taken on their own, before the listing.
+        changes.everything();
+        crate::sync::lock(&changes.0)
+            .paths
+            .insert(PathBuf::from("b.md"));
+        let asked = changes.everything_asked().unwrap();
+        assert_eq!(changes.take_paths(), [PathBuf::from("b.md")]);
+        assert_eq!(changes.everything_asked(), Some(asked));
+        assert_eq!(changes.take_listed(asked), (vec![], false));
+        // Taken by another look meanwhile: nothing more to do than the listing.
+        changes.everything();
+        let asked = changes.everything_asked().unwrap();
+        assert_eq!(changes.take(), Changed::Everything);
+        assert_eq!(changes.take_listed(asked), (vec![], false));
     }
 
     #[tokio::test]

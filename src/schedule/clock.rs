@@ -9,8 +9,8 @@ use chrono::Utc;
 use tokio::sync::mpsc;
 
 use crate::actions::{Action, Actor, Outcome};
-use crate::plan::{Due, EditError};
-use crate::queue::{Scan, StoreError};
+use crate::plan::{Due, EditError, Outline};
+use crate::queue::{StoreError, Summaries};
 
 use crate::bot::Ctx;
 use crate::bot::notice::Notice;
@@ -22,22 +22,22 @@ const RETRY_AFTER: Duration = Duration::from_secs(30);
 
 /// Applies deadlines that passed while the daemon was down, before the start-up announcement: those plans leave
 /// the scan (they are completed) and their summaries are queued first.
-pub async fn catch_up(ctx: &Ctx, scan: &mut Scan, notices: &mpsc::UnboundedSender<Notice>) {
+pub async fn catch_up(ctx: &Ctx, scan: &mut Summaries, notices: &mpsc::UnboundedSender<Notice>) {
     let now = Utc::now();
     let overdue: Vec<String> = scan
         .plans
         .iter()
-        .filter(|l| l.plan.due(now).deadline)
+        .filter(|l| l.summary.due(now).deadline)
         // A plan the daemon will report as malformed here is not acted on.
-        .filter(|l| ctx.actions.access().unknown_people(&l.plan).is_none())
-        .map(|l| l.plan.id.clone())
+        .filter(|l| ctx.actions.access().unknown_people(&l.summary).is_none())
+        .map(|l| l.summary.id().to_owned())
         .collect();
     for id in overdue {
         if matches!(
             take(ctx, &id, Action::ApplyDeadline, notices).await,
             Step::Done
         ) {
-            scan.plans.retain(|l| l.plan.id != id);
+            scan.plans.retain(|l| l.summary.id() != id);
         }
     }
 }
@@ -56,13 +56,13 @@ pub async fn run(
         tick.tick().await;
         super::digest::check(&ctx, &mut digest_sent, &notices);
         let now = Utc::now();
+        // Only the plans with timing are looked at (the snapshot keeps them apart), and only what is due is
+        // copied: a tick of a large queue touches neither the other plans nor the allocator.
         let work: Vec<(String, Due)> = ctx.state.with_snapshot(|s| {
-            s.plans
-                .iter()
+            s.timed()
                 .filter_map(|l| {
-                    let due = l.plan.due(now);
-                    // Only what is due is copied: a tick of a large queue allocates nothing else.
-                    (due != Due::default()).then(|| (l.plan.id.clone(), due))
+                    let due = l.summary.due(now);
+                    (due != Due::default()).then(|| (l.summary.id().to_owned(), due))
                 })
                 .collect()
         });

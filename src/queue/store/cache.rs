@@ -4,27 +4,58 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use crate::plan::Outline;
 use crate::sync::lock;
 
 use super::index::IdIndex;
 use super::listing::{Entry, read_all};
 use super::version::{Version, version_of};
-use super::{Location, Queue, StoreError};
+use super::{Listed, Loaded, Location, Queue, StoreError};
 
 /// What the last look at each file of pending/ found, by path (in path order), with the file version it was read
 /// from: a rescan re-reads only files whose version changed, and a malformed file is not re-read either.
-pub(super) type ParsedCache = BTreeMap<PathBuf, (Version, Entry)>;
+pub(super) type ParsedCache = BTreeMap<PathBuf, (Version, Entry<Held>)>;
+
+/// What the cache keeps of each pending plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Keep {
+    /// The whole parsed plan and its summary: [`Queue::scan_pending`] answers from the cache (the dashboard
+    /// renders and searches every pending plan on each page).
+    Whole,
+    /// Its summary only: the daemon's queue listing, announcements, access checks and clock need no more, and a
+    /// large queue costs a fraction of the memory; [`Queue::scan_pending`] then reads the files.
+    Summaries,
+}
+
+/// One pending plan in the cache: its summary, and the whole plan when the cache keeps whole plans.
+#[derive(Debug, Clone)]
+pub(super) struct Held {
+    pub(super) listed: Arc<Listed>,
+    pub(super) whole: Option<Arc<Loaded>>,
+}
+
+impl Keep {
+    /// What the cache keeps of a plan read whole.
+    pub(super) fn hold(self, loaded: Loaded) -> Held {
+        let listed = Arc::new(Listed::of(&loaded));
+        let whole = (self == Keep::Whole).then(|| Arc::new(loaded));
+        Held { listed, whole }
+    }
+}
 
 impl Queue {
     /// Brings the cache's entries for `paths` (in pending/) up to date with the disk: a file whose version changed
     /// is re-read (in parallel when there are many: the start-up scan), a file gone or no longer a regular file
-    /// is dropped. The id index follows. Called with the scan lock held.
+    /// is dropped. The id index follows. Called with the scan lock held. Returns the paths whose entry changed (read
+    /// again, or dropped), in path order, when `report` asks for them (a start-up doesn't: no copy of every path).
     pub(super) fn refresh(
         &self,
         cache: &mut ParsedCache,
         paths: Vec<PathBuf>,
-    ) -> Result<(), StoreError> {
+        report: bool,
+    ) -> Result<Vec<PathBuf>, StoreError> {
         let mut gone = Vec::new();
         let mut stale = Vec::new();
         for path in paths {
@@ -40,28 +71,42 @@ impl Queue {
                 _ => gone.push(path),
             }
         }
-        let read = read_all(stale, Location::Pending);
+        let keep = self.keep;
+        let read = read_all(stale, Location::Pending, |l| keep.hold(l));
         let mut index = lock(&self.index);
+        let mut changed = Vec::new();
         for path in gone {
-            forget(cache, &mut index, &path);
+            if forget(cache, &mut index, &path) && report {
+                changed.push(path);
+            }
         }
         for (path, version, result) in read {
             let entry = result?;
             forget(cache, &mut index, &path);
+            if report {
+                changed.push(path.clone());
+            }
             if let Some(entry) = entry {
-                if let Entry::Plan(l) = &entry {
-                    index.insert(l);
+                if let Entry::Plan(held) = &entry {
+                    index.insert(&held.listed);
                 }
                 cache.insert(path, (version, entry));
             }
         }
-        Ok(())
+        changed.sort_unstable();
+        Ok(changed)
     }
 }
 
-/// Drops `path` from the cache, and its plan's id from the index if the index points at it.
-fn forget(cache: &mut ParsedCache, index: &mut IdIndex, path: &Path) {
-    if let Some((_, Entry::Plan(old))) = cache.remove(path) {
-        index.remove(&old.plan.id, Some(path));
+/// Drops `path` from the cache, and its plan's id from the index if the index points at it. False: the cache had
+/// nothing at `path`.
+fn forget(cache: &mut ParsedCache, index: &mut IdIndex, path: &Path) -> bool {
+    match cache.remove(path) {
+        Some((_, Entry::Plan(old))) => {
+            index.remove(old.listed.summary.id(), Some(path));
+            true
+        }
+        Some((_, Entry::Problem(_))) => true,
+        None => false,
     }
 }

@@ -5,12 +5,12 @@ use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::plan::PlanStatus;
+use crate::plan::{Outline, PlanStatus};
 use crate::queue::atomic::{self, rename_noreplace, sync_dir, write_atomic};
 use crate::queue::notify_file;
 use crate::sync::lock;
 
-use super::{Loaded, Location, Queue, Scan, StoreError};
+use super::{Loaded, Location, Queue, StoreError, Summaries, load};
 
 impl Queue {
     /// Finishes a plan whose file says completed: writes the notify file, then moves the plan into completed/
@@ -98,25 +98,33 @@ impl Queue {
         Ok(self.recover_scan()?.0)
     }
 
-    /// [`Queue::recover`], also returning the scan of what is still pending (so a start-up reads the queue once).
-    pub fn recover_scan(&self) -> Result<(Vec<Loaded>, Scan), StoreError> {
+    /// [`Queue::recover`], also returning the summaries of what is still pending (so a start-up reads the queue
+    /// once, and never holds every plan whole).
+    pub fn recover_scan(&self) -> Result<(Vec<Loaded>, Summaries), StoreError> {
         for dir in [self.pending_dir(), self.completed_dir(), self.notify_dir()] {
             atomic::remove_stale_temps(&dir, Duration::from_secs(60))
                 .map_err(StoreError::io(&dir))?;
         }
-        let mut scan = self.scan_pending()?;
+        let mut all = self.summaries()?;
         let mut done = Vec::new();
-        let mut pending = Vec::with_capacity(scan.plans.len());
-        for loaded in std::mem::take(&mut scan.plans) {
+        let mut pending = Vec::with_capacity(all.plans.len());
+        for listed in std::mem::take(&mut all.plans) {
+            let status = listed.summary.status();
+            if status != PlanStatus::Completed && status != PlanStatus::ChangesRequested {
+                pending.push(listed);
+                continue;
+            }
+            // Finishing it writes its notify file from the whole plan.
+            let loaded = load(&listed.path, Location::Pending)?;
             if loaded.plan.status == PlanStatus::Completed {
                 done.push(self.complete(&loaded)?.0);
             } else if loaded.plan.status == PlanStatus::ChangesRequested {
                 self.send_back(&loaded)?;
             } else {
-                pending.push(loaded);
+                pending.push(listed);
             }
         }
-        scan.plans = pending;
-        Ok((done, scan))
+        all.plans = pending;
+        Ok((done, all))
     }
 }

@@ -4,7 +4,7 @@
 use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 
-use crate::plan::{self, Edit, EditError, Plan};
+use crate::plan::{self, Edit, EditError, Outline, Plan};
 use crate::queue::atomic::read_regular;
 use crate::sync::lock;
 
@@ -142,10 +142,10 @@ impl Queue {
         if let Some(current) = known.and_then(|path| read_current(path, id)) {
             return Ok(current);
         }
-        self.scan_pending()?
+        self.summaries()?
             .plans
             .iter()
-            .find(|l| l.plan.id == id)
+            .find(|l| l.summary.id() == id)
             .and_then(|l| read_current(l.path.clone(), id))
             .ok_or_else(|| StoreError::NotFound(id.to_owned()))
     }

@@ -5,7 +5,9 @@ use std::hash::{BuildHasher, RandomState};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::Loaded;
+use crate::plan::Outline;
+
+use super::Listed;
 
 /// Pending plans by id, for lookups by id without a scan. Keyed by a hash of the id and sharing the cache's plans,
 /// so a large queue holds no second copy of each id and path; a hash that names another plan (a collision) is
@@ -13,7 +15,7 @@ use super::Loaded;
 #[derive(Debug, Default)]
 pub(super) struct IdIndex {
     hasher: RandomState,
-    by_id: HashMap<u64, Arc<Loaded>>,
+    by_id: HashMap<u64, Arc<Listed>>,
 }
 
 impl IdIndex {
@@ -21,16 +23,16 @@ impl IdIndex {
         self.hasher.hash_one(id)
     }
 
-    pub(super) fn insert(&mut self, loaded: &Arc<Loaded>) {
-        let key = self.key(&loaded.plan.id);
-        self.by_id.insert(key, Arc::clone(loaded));
+    pub(super) fn insert(&mut self, listed: &Arc<Listed>) {
+        let key = self.key(listed.summary.id());
+        self.by_id.insert(key, Arc::clone(listed));
     }
 
     /// The file the plan `id` was last seen in.
     pub(super) fn path_of(&self, id: &str) -> Option<PathBuf> {
         self.by_id
             .get(&self.key(id))
-            .filter(|l| l.plan.id == id)
+            .filter(|l| l.summary.id() == id)
             .map(|l| l.path.clone())
     }
 
@@ -40,7 +42,7 @@ impl IdIndex {
         if self
             .by_id
             .get(&key)
-            .is_some_and(|l| l.plan.id == id && path.is_none_or(|p| l.path == p))
+            .is_some_and(|l| l.summary.id() == id && path.is_none_or(|p| l.path == p))
         {
             self.by_id.remove(&key);
         }

@@ -3,7 +3,6 @@
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::plan::Diagnostic;
@@ -19,23 +18,25 @@ pub struct Problem {
     pub version: (u64, Option<SystemTime>),
 }
 
-/// One file of pending/ as last read (a problem is boxed: plans are the common case, and every entry of a large
-/// queue would otherwise pay for a problem's size).
+/// One file as read: what was kept of its plan (`T`: see [`read_all`]), or the problem to report (boxed: plans are
+/// the common case, and every entry of a large queue would otherwise pay for a problem's size).
 #[derive(Debug, Clone)]
-pub(super) enum Entry {
-    Plan(Arc<Loaded>),
+pub(super) enum Entry<T> {
+    Plan(T),
     Problem(Box<Problem>),
 }
 
-/// What reading one listed file gave: its plan, or the problem to report (`None`: it vanished meanwhile).
-fn read_entry(
+/// What reading one listed file gave: what `keep` keeps of its plan, or the problem to report (`None`: it
+/// vanished meanwhile).
+fn read_entry<T>(
     path: &Path,
     version: &Version,
     location: Location,
-) -> Result<Option<Entry>, StoreError> {
+    keep: &impl Fn(Loaded) -> T,
+) -> Result<Option<Entry<T>>, StoreError> {
     let version = (version.1, modified_of(version));
     match load(path, location) {
-        Ok(loaded) => Ok(Some(Entry::Plan(Arc::new(loaded)))),
+        Ok(loaded) => Ok(Some(Entry::Plan(keep(loaded)))),
         Err(StoreError::Invalid(diagnostic)) => Ok(Some(Entry::Problem(Box::new(Problem {
             path: path.to_owned(),
             diagnostic,
@@ -53,7 +54,7 @@ fn read_entry(
 }
 
 /// One file a scan read: its path, its version when read, and what reading it gave.
-type Read = (PathBuf, Version, Result<Option<Entry>, StoreError>);
+pub(super) type Read<T> = (PathBuf, Version, Result<Option<Entry<T>>, StoreError>);
 
 /// The plan files in `dir` (visible `.md` regular files; a symlink is never followed out of the queue) with their
 /// versions, in path order. Only the version of each is kept, not its whole metadata: with thousands of files this
@@ -67,36 +68,56 @@ pub(super) fn list_dir(dir: &Path) -> Result<Vec<(PathBuf, Version)>, StoreError
         if !is_plan_name(name) {
             continue;
         }
-        let path = entry.path();
-        if let Ok(meta) = fs::symlink_metadata(&path)
+        // The entry's type and metadata come from the folder (`d_type`, `fstatat` without following a link): no
+        // path walk per file.
+        if entry.file_type().is_ok_and(|t| t.is_file())
+            && let Ok(meta) = entry.metadata()
             && meta.is_file()
         {
-            listed.push((path, version_of(&meta)));
+            listed.push((entry.path(), version_of(&meta)));
         }
     }
     listed.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     Ok(listed)
 }
 
-/// Reads `files`; thousands of them (a start-up) are spread over the cores.
-pub(super) fn read_all(files: Vec<(PathBuf, Version)>, location: Location) -> Vec<Read> {
-    let read = |(p, v): &(PathBuf, Version)| (p.clone(), *v, read_entry(p, v, location));
+/// Reads `files`, keeping of each plan what `keep` makes of it (on the thread that parsed it: a start-up that keeps
+/// summaries never holds thousands of whole plans); thousands of files (a start-up) are spread over the cores.
+pub(super) fn read_all<T: Send>(
+    files: Vec<(PathBuf, Version)>,
+    location: Location,
+    keep: impl Fn(Loaded) -> T + Sync,
+) -> Vec<Read<T>> {
+    // Each path moves from the listing into what was read (the cache's key): no copy made and dropped per file
+    // while the plans that stay are being allocated.
+    let read = |(p, v): (PathBuf, Version)| {
+        let entry = read_entry(&p, &v, location, &keep);
+        (p, v, entry)
+    };
     if files.len() <= 64 {
-        return files.iter().map(read).collect();
+        return files.into_iter().map(read).collect();
     }
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);
     let chunk = files.len().div_ceil(threads).max(64);
-    let mut parts = files.chunks(chunk);
+    let mut parts = Vec::with_capacity(threads);
+    let mut rest = files;
+    while rest.len() > chunk {
+        let tail = rest.split_off(chunk);
+        parts.push(std::mem::replace(&mut rest, tail));
+    }
+    parts.push(rest);
+    let mut parts = parts.into_iter();
     let first = parts.next().unwrap_or_default();
     // The calling thread reads the first part itself: one thread fewer, and one allocator arena fewer holding
     // plans for as long as the daemon runs.
+    let read = &read;
     std::thread::scope(|scope| {
         let workers: Vec<_> = parts
-            .map(|part| scope.spawn(move || part.iter().map(read).collect::<Vec<_>>()))
+            .map(|part| scope.spawn(move || part.into_iter().map(read).collect::<Vec<_>>()))
             .collect();
-        let mut all: Vec<Read> = first.iter().map(read).collect();
+        let mut all: Vec<Read<T>> = first.into_iter().map(read).collect();
         for w in workers {
             all.extend(w.join().unwrap_or_default());
         }

@@ -1,6 +1,6 @@
 //! Messages the daemon sends unasked: a new plan, a burst of new plans, the summary at start.
 
-use crate::plan::Plan;
+use crate::plan::Outline;
 use crate::telegram::callback::Callback;
 
 use super::layout::{
@@ -15,7 +15,7 @@ const BURST_LISTED: usize = 10;
 /// A new plan: `📥 *New decision plan*`, `🟡 normal · \[tag\]`, `*Title*`, `3 decisions · from ceo`;
 /// button `📂 Open`.
 #[must_use]
-pub fn announcement(plan: &Plan) -> View {
+pub fn announcement<P: Outline + ?Sized>(plan: &P) -> View {
     let text = fit(|caps| {
         let text = format!(
             "📥 *New decision plan*\n\n{}\n{}",
@@ -32,20 +32,20 @@ pub fn announcement(plan: &Plan) -> View {
 /// Several new plans in one message (most urgent first): numbered lines, `1`…`N` Open buttons (rows
 /// of 5, at most ten plans listed) and `📋 Open queue`.
 #[must_use]
-pub fn announcement_burst(plans: &[&Plan]) -> View {
+pub fn announcement_burst<P: Outline>(plans: &[&P]) -> View {
     let head = format!("📥 *{} new decision plans*", plans.len());
     numbered_plans(&head, plans, asked_by)
 }
 
 /// A message about several plans (most urgent first): `head`, then numbered lines `N. 🟡 [tag] Title — tail`
 /// (at most ten; the rest counted), `1`…`N` Open buttons in rows of 5, and `📋 Open queue`.
-pub(super) fn numbered_plans(
+pub(super) fn numbered_plans<P: Outline>(
     head: &str,
-    plans: &[&Plan],
-    tail: impl Fn(&Plan, Caps) -> String,
+    plans: &[&P],
+    tail: impl Fn(&P, Caps) -> String,
 ) -> View {
     let mut sorted = plans.to_vec();
-    sorted.sort_by_key(|p| p.priority);
+    sorted.sort_by_key(|p| p.priority());
     let shown = &sorted[..sorted.len().min(BURST_LISTED)];
     let text = fit(|caps| {
         let mut text = format!("{head}\n");
@@ -53,9 +53,9 @@ pub(super) fn numbered_plans(
             text.push_str(&format!(
                 "\n{}\\. {} {}{} — {}",
                 i + 1,
-                plan.priority.icon(),
-                tag_prefix(plan, caps),
-                line(&plan.title, caps.title),
+                plan.priority().icon(),
+                tag_prefix(*plan, caps),
+                line(plan.title(), caps.title),
                 tail(plan, caps)
             ));
         }
@@ -79,7 +79,7 @@ pub(super) fn numbered_plans(
 /// At start, one message for the plans already pending: `📋 *3 plans waiting*`, counts by priority,
 /// button `📋 Open queue`.
 #[must_use]
-pub fn startup_summary(plans: &[&Plan]) -> View {
+pub fn startup_summary<P: Outline>(plans: &[&P]) -> View {
     let text = match plans.len() {
         0 => "📋 *Arbiter is running*\n\n_No pending decisions\\._".to_owned(),
         1 => format!("📋 *1 plan waiting*\n\n{}", priority_counts(plans)),
@@ -89,20 +89,21 @@ pub fn startup_summary(plans: &[&Plan]) -> View {
 }
 
 /// `🟡 normal · \[tag\]` then `*Title*` on the next line: how unasked messages name a plan.
-pub(super) fn plan_heading(plan: &Plan, caps: Caps) -> String {
-    let mut text = format!("{} {}", plan.priority.icon(), plan.priority.as_str());
+pub(super) fn plan_heading<P: Outline + ?Sized>(plan: &P, caps: Caps) -> String {
+    let priority = plan.priority();
+    let mut text = format!("{} {}", priority.icon(), priority.as_str());
     let tag = tag_prefix(plan, caps);
     if !tag.is_empty() {
         text.push_str(&format!(" · {}", tag.trim_end()));
     }
-    text.push_str(&format!("\n*{}*", line(&plan.title, caps.title)));
+    text.push_str(&format!("\n*{}*", line(plan.title(), caps.title)));
     text
 }
 
 /// `3 decisions · from ceo` (the agent part only when known).
-fn asked_by(plan: &Plan, caps: Caps) -> String {
-    let count = decisions_word(plan.decisions.len());
-    match plan.agent.as_deref().map(flat) {
+fn asked_by<P: Outline + ?Sized>(plan: &P, caps: Caps) -> String {
+    let count = decisions_word(plan.decision_count());
+    match plan.agent().map(flat) {
         Some(agent) if !agent.is_empty() => format!("{count} · from {}", line(&agent, caps.label)),
         _ => count,
     }

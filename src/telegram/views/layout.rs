@@ -2,7 +2,7 @@
 //! dynamic strings, button grids.
 
 use crate::actions::seen;
-use crate::plan::{DecisionStatus, Plan, Priority};
+use crate::plan::{Outline, Plan, Priority};
 use crate::telegram::callback::{Callback, PlanRef, plan_ref};
 use crate::telegram::markdown::{escape, escape_code, truncate};
 use crate::telegram::markdown_check::{parse_markdown_v2, telegram_length};
@@ -204,8 +204,8 @@ pub(super) fn index16(i: usize) -> Option<u16> {
 }
 
 /// The callback reference of a plan.
-pub(super) fn pref(plan: &Plan) -> PlanRef {
-    plan_ref(&plan.id)
+pub(super) fn pref<P: Outline + ?Sized>(plan: &P) -> PlanRef {
+    plan_ref(plan.id())
 }
 
 /// `📋 Back to Queue`-style button to the first queue page.
@@ -214,18 +214,24 @@ pub(super) fn to_queue(text: &str) -> Button {
 }
 
 /// Answered + skipped.
-pub(super) fn settled(plan: &Plan) -> usize {
-    plan.decisions.len() - plan.count(DecisionStatus::Pending)
+pub(super) fn settled<P: Outline + ?Sized>(plan: &P) -> usize {
+    plan.decision_count() - plan.pending_decisions()
 }
 
 /// `🔴 1 urgent │ 🟡 2 normal`: non-zero counts, most urgent first.
-pub(super) fn priority_counts(plans: &[&Plan]) -> String {
+pub(super) fn priority_counts<P: Outline>(plans: &[&P]) -> String {
+    priority_counts_of(
+        Priority::ALL.map(|p| plans.iter().filter(|plan| plan.priority() == p).count()),
+    )
+}
+
+/// [`priority_counts`] from the number of plans of each priority, in [`Priority::ALL`]'s order.
+pub(super) fn priority_counts_of(counts: [usize; 4]) -> String {
     Priority::ALL
         .into_iter()
-        .filter_map(|p| {
-            let n = plans.iter().filter(|plan| plan.priority == p).count();
-            (n > 0).then(|| format!("{} {n} {}", p.icon(), p.as_str()))
-        })
+        .zip(counts)
+        .filter(|&(_, n)| n > 0)
+        .map(|(p, n)| format!("{} {n} {}", p.icon(), p.as_str()))
         .collect::<Vec<_>>()
         .join(" │ ")
 }
@@ -240,8 +246,8 @@ pub(super) fn decisions_word(n: usize) -> String {
 }
 
 /// `\[tag\] ` for a plan with a tag, else nothing.
-pub(super) fn tag_prefix(plan: &Plan, caps: Caps) -> String {
-    match plan.tag.as_deref().map(flat) {
+pub(super) fn tag_prefix<P: Outline + ?Sized>(plan: &P, caps: Caps) -> String {
+    match plan.tag().map(flat) {
         Some(tag) if !tag.is_empty() => format!("\\[{}\\] ", line(&tag, caps.label)),
         _ => String::new(),
     }

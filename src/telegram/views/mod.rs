@@ -47,8 +47,8 @@ pub use notice::{PLAN_GONE_ALERT, help, not_found, problem};
 pub use people::{delegate_picker, note_prompt};
 pub use plan_view::file_caption;
 pub use queue::{
-    QUEUE_PAGE_SIZE, queue, queue_at, queue_counts, queue_order, queue_page, queue_with_dashboard,
-    with_dashboard,
+    QUEUE_PAGE_SIZE, goes_before, queue, queue_at, queue_counts, queue_counts_of, queue_order,
+    queue_page, queue_with_dashboard, with_dashboard,
 };
 pub use review::completion;
 pub use revision::{request_changes_prompt, revision_announcement, sent_back};

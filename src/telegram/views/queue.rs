@@ -1,11 +1,12 @@
 //! The queue view: every pending plan, most urgent first, ten per page.
 
-use crate::plan::Plan;
 use crate::plan::timing::parse_time;
+use crate::plan::{Outline, Plan};
 use crate::telegram::callback::Callback;
 
 use super::layout::{
-    Caps, Draft, fit, index16, line, pref, priority_counts, rows_of, settled, tag_prefix,
+    Caps, Draft, fit, index16, line, pref, priority_counts, priority_counts_of, rows_of, settled,
+    tag_prefix,
 };
 use super::{Button, View};
 
@@ -52,33 +53,63 @@ pub fn queue_at(plans: &[&Plan], page: usize, now: chrono::DateTime<chrono::Utc>
 /// without one after), then age (oldest `created_at` first), keeping the given order where those are equal. With
 /// [`queue_counts`], what a daemon can keep per snapshot so that drawing a page touches only its plans.
 #[must_use]
-pub fn queue_order(plans: &[&Plan]) -> Vec<usize> {
+pub fn queue_order<P: Outline>(plans: &[&P]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..plans.len()).collect();
-    order.sort_by_cached_key(|&i| {
-        let p = plans[i];
-        let created = p.created_at.as_deref().and_then(parse_time);
-        (
-            p.priority,
-            p.timing.deadline.is_none(),
-            p.timing.deadline,
-            created.is_none(),
-            created,
-        )
-    });
+    order.sort_by_cached_key(|&i| queue_key(plans[i]));
     order
+}
+
+/// Where `plan` goes in the queue: plans sort by this key, ties kept in the given order.
+fn queue_key<P: Outline + ?Sized>(
+    plan: &P,
+) -> (
+    crate::plan::Priority,
+    bool,
+    Option<chrono::DateTime<chrono::Utc>>,
+    bool,
+    Option<chrono::DateTime<chrono::Utc>>,
+) {
+    let created = plan.created_at().and_then(parse_time);
+    let deadline = plan.timing().deadline;
+    (
+        plan.priority(),
+        deadline.is_none(),
+        deadline,
+        created.is_none(),
+        created,
+    )
+}
+
+/// Whether `a`, at position `a_at` of the given order, comes before `b`, at `b_at`, in [`queue_order`]'s order
+/// (equals keep the given order): what a daemon places a new plan by, in a queue it keeps rather than sorts again.
+#[must_use]
+pub fn goes_before<P: Outline + ?Sized, Q: Outline + ?Sized>(
+    a: &P,
+    a_at: usize,
+    b: &Q,
+    b_at: usize,
+) -> bool {
+    (queue_key(a), a_at) < (queue_key(b), b_at)
 }
 
 /// The priority counts line of the queue view (`🔴 1 urgent │ 🟡 3 normal`).
 #[must_use]
-pub fn queue_counts(plans: &[&Plan]) -> String {
+pub fn queue_counts<P: Outline>(plans: &[&P]) -> String {
     priority_counts(plans)
+}
+
+/// [`queue_counts`] from the number of plans of each priority, in [`crate::plan::Priority::ALL`]'s order (what a
+/// daemon can keep up to date as plans come and go).
+#[must_use]
+pub fn queue_counts_of(per_priority: [usize; 4]) -> String {
+    priority_counts_of(per_priority)
 }
 
 /// Page `page` (0-based, clamped to the last) of the queue view of `sorted` (already in [`queue_order`]), headed
 /// by `counts` ([`queue_counts`]); overdue plans are marked `⏰` as of `now`.
 #[must_use]
-pub fn queue_page(
-    sorted: &[&Plan],
+pub fn queue_page<P: Outline>(
+    sorted: &[&P],
     counts: &str,
     page: usize,
     now: chrono::DateTime<chrono::Utc>,
@@ -98,7 +129,11 @@ pub fn queue_page(
     let text = fit(|caps| {
         let mut text = format!("{HEADER}\n\n{counts}\n");
         for (i, plan) in shown.iter().enumerate() {
-            let overdue = if plan.timing.overdue(now) { " ⏰" } else { "" };
+            let overdue = if plan.timing().overdue(now) {
+                " ⏰"
+            } else {
+                ""
+            };
             text.push_str(&format!(
                 "\n{}\\. {}{overdue}",
                 first + i + 1,
@@ -128,14 +163,14 @@ pub fn queue_page(
 }
 
 /// `🔴 \[tag\] Title — 1/3` (settled/total).
-fn plan_line(plan: &Plan, caps: Caps) -> String {
+fn plan_line<P: Outline + ?Sized>(plan: &P, caps: Caps) -> String {
     format!(
         "{} {}{} — {}/{}",
-        plan.priority.icon(),
+        plan.priority().icon(),
         tag_prefix(plan, caps),
-        line(&plan.title, caps.title),
+        line(plan.title(), caps.title),
         settled(plan),
-        plan.decisions.len()
+        plan.decision_count()
     )
 }
 

@@ -147,7 +147,7 @@ fn queue_of_several_plans() {
     snap("queue_several", &queue(&all, 0));
     snap("queue_empty", &queue(&[], 0));
     snap("startup_summary", &startup_summary(&all));
-    snap("startup_summary_empty", &startup_summary(&[]));
+    snap("startup_summary_empty", &startup_summary::<Plan>(&[]));
     snap("burst", &announcement_burst(&all[..3]));
 }
 

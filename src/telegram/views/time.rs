@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::plan::{DecisionStatus, Plan};
+use crate::plan::{DecisionStatus, Outline, Plan};
 use crate::telegram::callback::Callback;
 use crate::telegram::markdown::escape;
 
@@ -37,8 +37,8 @@ pub fn due_text(deadline: DateTime<Utc>, now: DateTime<Utc>) -> String {
 
 /// `⏰ due in 2h 15m` as MarkdownV2, or nothing for a plan without a deadline.
 #[must_use]
-pub fn due_line(plan: &Plan, now: DateTime<Utc>) -> Option<String> {
-    let deadline = plan.timing.deadline?;
+pub fn due_line<P: Outline + ?Sized>(plan: &P, now: DateTime<Utc>) -> Option<String> {
+    let deadline = plan.timing().deadline?;
     Some(format!("⏰ {}", escape(&due_text(deadline, now))))
 }
 
@@ -54,7 +54,7 @@ pub enum Nudge {
 /// `⏰ *Reminder*` / `🔺 *Escalated to you*`, the plan's priority, tag and title, what is left, how long it has
 /// waited and when it is due; button `📂 Open`.
 #[must_use]
-pub fn nudge(plan: &Plan, nudge: Nudge, now: DateTime<Utc>) -> View {
+pub fn nudge<P: Outline + ?Sized>(plan: &P, nudge: Nudge, now: DateTime<Utc>) -> View {
     let head = match nudge {
         Nudge::Reminder => "⏰ *Reminder*",
         Nudge::Escalated => "🔺 *Escalated to you*",
@@ -65,10 +65,7 @@ pub fn nudge(plan: &Plan, nudge: Nudge, now: DateTime<Utc>) -> View {
             super::announce::plan_heading(plan, caps),
             escape(&left(plan))
         );
-        let created = plan
-            .created_at
-            .as_deref()
-            .and_then(crate::plan::timing::parse_time);
+        let created = plan.created_at().and_then(crate::plan::timing::parse_time);
         if let Some(created) = created {
             text.push_str(&format!(" · waiting {}", escape(&span(now - created))));
         }
@@ -83,10 +80,10 @@ pub fn nudge(plan: &Plan, nudge: Nudge, now: DateTime<Utc>) -> View {
 }
 
 /// `2 of 3 decisions left`.
-fn left(plan: &Plan) -> String {
-    let total = plan.decisions.len();
+fn left<P: Outline + ?Sized>(plan: &P) -> String {
+    let total = plan.decision_count();
     let word = if total == 1 { "decision" } else { "decisions" };
-    format!("{} of {total} {word} left", plan.remaining())
+    format!("{} of {total} {word} left", plan.pending_decisions())
 }
 
 /// The deadline submitted a plan: `⏰ Deadline passed: *Title* submitted with 2 defaults, 1 skipped`.
@@ -124,11 +121,11 @@ fn deadline_counts(plan: &Plan) -> String {
 /// Several clock messages in one (most urgent first): `⏰ *3 reminders*` with numbered lines and `1`…`N` Open
 /// buttons, then `📋 Open queue`.
 #[must_use]
-pub fn nudge_burst(plans: &[&Plan], now: DateTime<Utc>) -> View {
+pub fn nudge_burst<P: Outline>(plans: &[&P], now: DateTime<Utc>) -> View {
     let head = format!("⏰ *{} reminders*", plans.len());
     super::announce::numbered_plans(&head, plans, |plan, _| {
         let mut tail = escape(&left(plan));
-        if let Some(deadline) = plan.timing.deadline {
+        if let Some(deadline) = plan.timing().deadline {
             tail.push_str(&format!(" · {}", escape(&due_text(deadline, now))));
         }
         tail
