@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 
 use crate::actions::Actor;
 use crate::plan::{Diagnostic, Outline, Summary};
-use crate::queue::watcher::{Changed, Signals};
+use crate::queue::watcher::Signals;
 use crate::queue::{Delta, Listed, Listing, Problem, Scan, StoreError, Summaries};
 use crate::telegram::callback::PlanRef;
 use crate::telegram::views::{self, View};
@@ -93,52 +93,67 @@ impl Ctx {
             .with_snapshot(|s| s.by_ref(r).map(|l| l.summary.id().to_owned()))
     }
 
-    /// Brings the snapshot up to date with every change the watcher has seen (the files events named first, then
-    /// the whole folder after a poll tick), announcing new plans. The folder is listed before the look lock is
-    /// taken, by one look at a time: a look at a few files never waits behind a listing of thousands (the
-    /// safety-net rescan's, every `watchInterval`).
-    pub async fn look(&self) {
-        self.look_named().await;
-        self.look_everything(false).await;
-    }
-
     /// Looks at the files events named since the last look (waits for a look under way, never for a listing).
     pub async fn look_named(&self) {
         let Some(looks) = &self.looks else { return };
         let _one_at_a_time = looks.busy.lock().await;
         let named = looks.changes.take_paths();
         if !named.is_empty() {
-            look(self, Look::Changed(Changed::Paths(named)), &looks.notices).await;
+            look(self, Look::Named(named), &looks.notices).await;
         }
     }
 
-    /// Looks at the whole folder if a look at it was asked. `wait`: when another look is listing the folder, wait
-    /// for it and look again if still asked (else leave the request to it).
+    /// Looks at the whole folder while a look at it is asked (a poll tick, an event without paths, a rescan). The
+    /// folder is listed before the look lock is taken, by one task at a time: a look at the files events name never
+    /// waits behind a listing of thousands (the safety-net rescan's, every `watchInterval`). `wait`: when another
+    /// task is listing, wait for it and look again if still asked (else leave the request to it).
     async fn look_everything(&self, wait: bool) {
         let Some(looks) = &self.looks else { return };
-        let _listing = if wait {
-            looks.listing.lock().await
-        } else {
-            match looks.listing.try_lock() {
-                Ok(guard) => guard,
-                Err(_) => return,
+        loop {
+            let listing = if wait {
+                looks.listing.lock().await
+            } else {
+                match looks.listing.try_lock() {
+                    Ok(guard) => guard,
+                    Err(_) => return,
+                }
+            };
+            while let Some(asked) = looks.changes.everything_asked() {
+                let queue = self.queue().clone();
+                let listed = tokio::task::spawn_blocking(move || queue.list_pending()).await;
+                let _one_at_a_time = looks.busy.lock().await;
+                let named = looks.changes.take_listed(asked);
+                match listed {
+                    Ok(Ok(listing)) => {
+                        look(self, Look::Listed(listing, named), &looks.notices).await
+                    }
+                    failed => {
+                        match failed {
+                            Ok(Err(e)) => tracing::warn!(error = %e, "listing of pending/ failed"),
+                            _ => tracing::error!("listing task failed"),
+                        }
+                        if !named.is_empty() {
+                            look(self, Look::Named(named), &looks.notices).await;
+                        }
+                        return;
+                    }
+                }
             }
-        };
-        let Some(asked) = looks.changes.everything_asked() else {
-            return;
-        };
-        let queue = self.queue().clone();
-        let listed = tokio::task::spawn_blocking(move || queue.list_pending()).await;
-        let _one_at_a_time = looks.busy.lock().await;
-        let wanted = match listed {
-            Ok(Ok(listing)) => match looks.changes.take_listed(asked) {
-                (named, false) => Look::Listed(listing, named),
-                (_, true) => Look::Changed(Changed::Everything),
-            },
-            _ => Look::Changed(looks.changes.take()),
-        };
-        if !matches!(&wanted, Look::Changed(c) if c.is_nothing()) {
-            look(self, wanted, &looks.notices).await;
+            drop(listing);
+            // A request that came as this listing ended, from a task that found the listing taken, is ours.
+            if looks.changes.everything_asked().is_none() {
+                return;
+            }
+        }
+    }
+
+    /// Starts a look at the whole folder on a task of its own when one is asked and no listing is under way: the
+    /// watcher's loop goes on looking at the files events name meanwhile.
+    fn look_everything_aside(&self) {
+        let Some(looks) = &self.looks else { return };
+        if looks.changes.everything_asked().is_some() && looks.listing.try_lock().is_ok() {
+            let ctx = self.clone();
+            tokio::spawn(async move { ctx.look_everything(false).await });
         }
     }
 
@@ -207,18 +222,20 @@ pub fn initial_scan(ctx: &Ctx, all: Summaries, notices: &mpsc::UnboundedSender<N
     }
 }
 
-/// Rescans on every watcher signal, updates the snapshot, and queues notices for the announcer.
+/// Looks on every watcher signal (at the files events named; at the whole folder aside, when asked), updates the
+/// snapshot, and queues notices for the announcer.
 pub async fn watch_loop(ctx: Ctx, mut signals: Signals) {
     while signals.wait().await {
         tokio::time::sleep(EVENT_SETTLE).await;
-        ctx.look().await;
+        ctx.look_named().await;
+        ctx.look_everything_aside();
     }
 }
 
 /// What a look looks at.
 enum Look {
-    /// What the watcher gathered.
-    Changed(Changed),
+    /// The files events named.
+    Named(Vec<PathBuf>),
     /// The whole folder as listed (before the look began), and the files events named since.
     Listed(Listing, Vec<PathBuf>),
 }
@@ -228,8 +245,7 @@ enum Look {
 async fn look(ctx: &Ctx, wanted: Look, notices: &mpsc::UnboundedSender<Notice>) {
     let queue = ctx.queue().clone();
     let change = match tokio::task::spawn_blocking(move || match wanted {
-        Look::Changed(Changed::Everything) => queue.look_listed(queue.list_pending()?, &[]),
-        Look::Changed(Changed::Paths(paths)) => queue.look_at(&paths),
+        Look::Named(paths) => queue.look_at(&paths),
         Look::Listed(listing, named) => queue.look_listed(listing, &named),
     })
     .await

@@ -101,14 +101,16 @@ impl Changes {
     }
 
     /// [`Changes::take`] for a consumer that listed the folder after the request `asked`
-    /// ([`Changes::everything_asked`]): the files events named meanwhile (the listing may have missed them), and
-    /// whether a look at the whole folder was asked again after the listing began (it can't answer that one).
+    /// ([`Changes::everything_asked`]): takes that request and returns the files events named meanwhile (the
+    /// listing may have missed them). A look at the whole folder asked again after the listing began stays asked
+    /// (the listing can't answer it).
     #[must_use]
-    pub fn take_listed(&self, asked: u64) -> (Vec<PathBuf>, bool) {
+    pub fn take_listed(&self, asked: u64) -> Vec<PathBuf> {
         let mut g = crate::sync::lock(&self.0);
-        let paths = std::mem::take(&mut g.paths).into_iter().collect();
-        let again = std::mem::take(&mut g.everything) && g.asked != asked;
-        (paths, again)
+        if g.asked == asked {
+            g.everything = false;
+        }
+        std::mem::take(&mut g.paths).into_iter().collect()
     }
 }
 
@@ -285,16 +287,15 @@ mod tests {
         crate::sync::lock(&changes.0)
             .paths
             .insert(PathBuf::from("a.md"));
-        assert_eq!(
-            changes.take_listed(asked),
-            (vec![PathBuf::from("a.md")], false)
-        );
+        assert_eq!(changes.take_listed(asked), [PathBuf::from("a.md")]);
         assert!(changes.take().is_nothing());
-        // Asked again while the listing was under way: the listing is too old for it.
+        // Asked again while the listing was under way: the listing is too old for it, the request stays.
         changes.everything();
         let asked = changes.everything_asked().unwrap();
         changes.everything();
-        assert_eq!(changes.take_listed(asked), (vec![], true));
+        assert_eq!(changes.take_listed(asked), Vec::<PathBuf>::new());
+        assert_eq!(changes.everything_asked(), Some(asked + 1));
+        assert_eq!(changes.take(), Changed::Everything);
         // The files named can be taken on their own, before the listing.
         changes.everything();
         crate::sync::lock(&changes.0)
@@ -303,12 +304,14 @@ mod tests {
         let asked = changes.everything_asked().unwrap();
         assert_eq!(changes.take_paths(), [PathBuf::from("b.md")]);
         assert_eq!(changes.everything_asked(), Some(asked));
-        assert_eq!(changes.take_listed(asked), (vec![], false));
+        assert_eq!(changes.take_listed(asked), Vec::<PathBuf>::new());
+        assert_eq!(changes.everything_asked(), None);
         // Taken by another look meanwhile: nothing more to do than the listing.
         changes.everything();
         let asked = changes.everything_asked().unwrap();
         assert_eq!(changes.take(), Changed::Everything);
-        assert_eq!(changes.take_listed(asked), (vec![], false));
+        assert_eq!(changes.take_listed(asked), Vec::<PathBuf>::new());
+        assert_eq!(changes.everything_asked(), None);
     }
 
     #[tokio::test]

@@ -90,14 +90,16 @@ impl Queue {
         named: &[PathBuf],
         report: bool,
     ) -> Result<Vec<PathBuf>, StoreError> {
-        // Both in path order: one walk finds the files new, changed or no longer listed.
+        // Both in path order: one walk finds the files new, changed or no longer listed. (Paths of one folder
+        // compare as their bytes do: no component-wise comparison per file.)
         let mut listed = listing.0.into_iter().peekable();
         let mut look: Vec<PathBuf> = Vec::new();
         for (cached, (version, _)) in cache.iter() {
-            while let Some((new, _)) = listed.next_if(|(p, _)| p < cached) {
+            let cached_bytes = cached.as_os_str();
+            while let Some((new, _)) = listed.next_if(|(p, _)| p.as_os_str() < cached_bytes) {
                 look.push(new);
             }
-            match listed.next_if(|(p, _)| p == cached) {
+            match listed.next_if(|(p, _)| p.as_os_str() == cached_bytes) {
                 Some((path, now)) if now != *version => look.push(path),
                 Some(_) => {}
                 None => look.push(cached.clone()),
