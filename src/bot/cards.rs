@@ -36,10 +36,17 @@ pub struct Groups {
     /// The last pending version of each carded plan, read whole from its file, with the snapshot's summary it was
     /// read for (a new summary means a new version to read): cards are drawn from it, and the card of a deleted
     /// plan too.
-    pub(super) last: Mutex<HashMap<String, (Arc<Listed>, Arc<Loaded>)>>,
+    pub(super) last: Mutex<HashMap<String, LastRead>>,
     pub(super) logged: Mutex<HashSet<(i64, Option<i32>)>>,
     /// Wakes [`run`] (a tap in a group was recorded).
     pub(super) wake: tokio::sync::Notify,
+}
+
+/// A carded plan as last read whole from its file, and the snapshot's summary it was read for.
+#[derive(Debug, Clone)]
+pub(super) struct LastRead {
+    pub(super) read_for: Arc<Listed>,
+    pub(super) loaded: Arc<Loaded>,
 }
 
 impl Groups {

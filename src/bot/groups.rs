@@ -28,7 +28,7 @@ use crate::telegram::callback::plan_ref;
 use crate::telegram::views::{self, CardState, View, Viewer};
 
 use super::api::Patience;
-use super::cards::CardAt;
+use super::cards::{CardAt, LastRead};
 use super::context::Ctx;
 
 /// How often cards are looked at without a change to pending/ (a deadline passing shows on the card).
@@ -143,10 +143,10 @@ async fn sync(ctx: &Ctx) {
 /// snapshot keeps summaries). `None`: the file is gone or holds another plan now (the next look will say).
 async fn whole(ctx: &Ctx, listed: &Arc<Listed>) -> Option<Arc<Loaded>> {
     let id = listed.summary.id();
-    if let Some((read_for, loaded)) = lock(&ctx.groups.last).get(id)
-        && Arc::ptr_eq(read_for, listed)
+    if let Some(last) = lock(&ctx.groups.last).get(id)
+        && Arc::ptr_eq(&last.read_for, listed)
     {
-        return Some(Arc::clone(loaded));
+        return Some(Arc::clone(&last.loaded));
     }
     let (path, want) = (listed.path.clone(), id.to_owned());
     let loaded = tokio::task::spawn_blocking(move || {
@@ -158,7 +158,11 @@ async fn whole(ctx: &Ctx, listed: &Arc<Listed>) -> Option<Arc<Loaded>> {
     .ok()
     .flatten()?;
     let loaded = Arc::new(loaded);
-    lock(&ctx.groups.last).insert(id.to_owned(), (Arc::clone(listed), Arc::clone(&loaded)));
+    let last = LastRead {
+        read_for: Arc::clone(listed),
+        loaded: Arc::clone(&loaded),
+    };
+    lock(&ctx.groups.last).insert(id.to_owned(), last);
     Some(loaded)
 }
 
@@ -251,7 +255,9 @@ async fn retire(ctx: &Ctx, id: &str) {
         None => match returned(ctx, id).await {
             Some(l) => (Some(l.plan), CardState::SentBack),
             None => (
-                lock(&ctx.groups.last).get(id).map(|(_, l)| l.plan.clone()),
+                lock(&ctx.groups.last)
+                    .get(id)
+                    .map(|last| last.loaded.plan.clone()),
                 CardState::Gone,
             ),
         },
