@@ -262,7 +262,7 @@ impl Actions {
     ) -> Vec<&'a Plan> {
         plans
             .into_iter()
-            .filter(|p| self.access.sees(actor, p))
+            .filter(|p| self.access.sees(actor, *p))
             .collect()
     }
 

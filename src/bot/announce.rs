@@ -157,15 +157,15 @@ async fn announce(
 fn burst_view(heads: Heads, plans: &[&Summary]) -> views::View {
     let now = chrono::Utc::now();
     match (heads, plans) {
-        (Heads::New, [one]) => views::announcement(one),
-        (Heads::Reminder, [one]) => views::nudge(one, views::Nudge::Reminder, now),
+        (Heads::New, [one]) => views::announcement(*one),
+        (Heads::Reminder, [one]) => views::nudge(*one, views::Nudge::Reminder, now),
         (Heads::New, _) => views::announcement_burst(plans),
         (Heads::Reminder, _) => views::nudge_burst(plans, now),
     }
 }
 
 /// Whether a message about `plans` goes out silently (the rule is [`Ctx::silent`], which the group cards share).
-fn quiet<P: Outline>(ctx: &Ctx, plans: impl IntoIterator<Item = P>) -> bool {
+fn quiet<'a, P: Outline + 'a>(ctx: &Ctx, plans: impl IntoIterator<Item = &'a P>) -> bool {
     ctx.silent(plans)
 }
 
@@ -200,7 +200,7 @@ async fn to_approvers<P: Outline + Sync>(
         let theirs: Vec<&P> = plans
             .iter()
             .copied()
-            .filter(|p| access.receives(user, p))
+            .filter(|p| access.receives(user, *p))
             .collect();
         if !theirs.is_empty() {
             send_to(ctx, vec![user], &make(&theirs), silent).await;

@@ -56,7 +56,10 @@ impl Ctx {
 
     /// Whether a message about `plans` goes out silently (`disable_notification`): low priority only, or quiet
     /// hours with nothing urgent.
-    pub fn silent<P: crate::plan::Outline>(&self, plans: impl IntoIterator<Item = P>) -> bool {
+    pub fn silent<'a, P: crate::plan::Outline + 'a>(
+        &self,
+        plans: impl IntoIterator<Item = &'a P>,
+    ) -> bool {
         use crate::plan::Priority;
         let priorities: Vec<Priority> = plans.into_iter().map(|p| p.priority()).collect();
         let quiet_hours = self.quiet.as_ref().is_some_and(|q| q.now());

@@ -41,52 +41,6 @@ pub trait Outline {
     }
 }
 
-/// A reference reads as what it points to (views take `&[&P]` and pass `&&P` on).
-impl<T: Outline + ?Sized> Outline for &T {
-    fn id(&self) -> &str {
-        (**self).id()
-    }
-    fn title(&self) -> &str {
-        (**self).title()
-    }
-    fn priority(&self) -> Priority {
-        (**self).priority()
-    }
-    fn status(&self) -> PlanStatus {
-        (**self).status()
-    }
-    fn revision(&self) -> u32 {
-        (**self).revision()
-    }
-    fn tag(&self) -> Option<&str> {
-        (**self).tag()
-    }
-    fn agent(&self) -> Option<&str> {
-        (**self).agent()
-    }
-    fn created_at(&self) -> Option<&str> {
-        (**self).created_at()
-    }
-    fn timing(&self) -> &Timing {
-        (**self).timing()
-    }
-    fn approval(&self) -> &Approval {
-        (**self).approval()
-    }
-    fn decision_count(&self) -> usize {
-        (**self).decision_count()
-    }
-    fn pending_decisions(&self) -> usize {
-        (**self).pending_decisions()
-    }
-    fn delegations(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
-        (**self).delegations()
-    }
-    fn due(&self, now: DateTime<Utc>) -> Due {
-        (**self).due(now)
-    }
-}
-
 impl Outline for Plan {
     fn id(&self) -> &str {
         &self.id

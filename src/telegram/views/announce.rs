@@ -69,7 +69,7 @@ pub(super) fn numbered_plans<P: Outline>(
     let numbers = shown
         .iter()
         .enumerate()
-        .map(|(i, plan)| Button::new((i + 1).to_string(), Callback::Open { plan: pref(plan) }))
+        .map(|(i, plan)| Button::new((i + 1).to_string(), Callback::Open { plan: pref(*plan) }))
         .collect();
     let mut keyboard = rows_of(numbers, 5);
     keyboard.push(vec![to_queue("📋 Open queue")]);

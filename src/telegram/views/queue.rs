@@ -137,7 +137,7 @@ pub fn queue_page<P: Outline>(
             text.push_str(&format!(
                 "\n{}\\. {}{overdue}",
                 first + i + 1,
-                plan_line(plan, caps)
+                plan_line(*plan, caps)
             ));
         }
         Draft::from(text)
@@ -150,7 +150,7 @@ pub fn queue_page<P: Outline>(
         .map(|(i, plan)| {
             Button::new(
                 (first + i + 1).to_string(),
-                Callback::Open { plan: pref(plan) },
+                Callback::Open { plan: pref(*plan) },
             )
         })
         .collect();
