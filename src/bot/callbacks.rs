@@ -18,7 +18,7 @@ use crate::telegram::views::navigation::{
 };
 
 use super::context::Ctx;
-use super::state::{CustomMode, Reply};
+use super::state::{CustomMode, Reply, Target};
 
 const STALE: &str = "This plan changed since this view was drawn. Nothing was recorded; here is the current version.";
 const INVALID: &str = "This button is no longer valid.";
@@ -324,7 +324,7 @@ impl Tap<'_> {
             .await;
         let mode = CustomMode {
             plan_id: plan.id.clone(),
-            decision_id: d.id.clone(),
+            target: Target::Decision(d.id.clone()),
             reply,
             prompt: sent.ok().map(|m| m.0),
         };
@@ -347,7 +347,9 @@ impl Tap<'_> {
             .await;
         let mode = CustomMode {
             plan_id: plan.id.clone(),
-            decision_id: crate::actions::seen::of_answers(plan),
+            target: Target::Plan {
+                seen: crate::actions::seen::of_answers(plan),
+            },
             reply: Reply::RequestChanges,
             prompt: sent.ok().map(|m| m.0),
         };

@@ -94,16 +94,24 @@ pub enum Reply {
     Answer,
     /// 💬 Note: the decision's note (the answer stays).
     Note,
-    /// 🔁 Request changes: the owner's request for changes to the whole plan (`decision_id` then holds the
-    /// fingerprint of the answers the review showed, `seen::of_answers`).
+    /// 🔁 Request changes: the owner's request for changes to the whole plan.
     RequestChanges,
+}
+
+/// What a typed reply is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// One decision (its answer or note), by id.
+    Decision(String),
+    /// The whole plan, as the review showed its answers (`seen::of_answers`): a request for changes.
+    Plan { seen: String },
 }
 
 /// The owner asked to type a custom answer (or a note) for this decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CustomMode {
     pub plan_id: String,
-    pub decision_id: String,
+    pub target: Target,
     pub reply: Reply,
     /// The force-reply prompt, so a reply to it is recognised even after other messages.
     pub prompt: Option<i32>,
