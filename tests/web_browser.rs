@@ -443,6 +443,7 @@ async fn every_kind(dash: &Dash, c: &Client, axe: Option<&str>) {
     if let Some(axe) = axe {
         assert_accessible(c, axe, "answer kinds").await;
     }
+    screenshot(c, "kinds").await;
 
     click(c, "#d0 input[name=pick][value='0']").await;
     click(c, "#d0 input[name=pick][value='2']").await;
