@@ -1,5 +1,5 @@
 //! The History page: completed plans the user may see, searched like `arbiter history` (the same index), each
-//! with the lines the audit trail holds for it.
+//! with its earlier revisions ([`super::revision_page`]) and the lines the audit trail holds for it.
 
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
@@ -8,12 +8,14 @@ use maud::{Markup, html};
 use serde::Deserialize;
 
 use crate::actions::Actor;
+use crate::plan::Plan;
 use crate::queue::audit::{self, Entry};
 use crate::queue::history::{self, Record};
 use crate::queue::{Location, load};
 
 use super::Web;
 use super::layout::{notice, page};
+use super::revision_page::{self, Kept};
 
 /// Most plans listed on one page (newest first).
 const SHOWN: usize = 50;
@@ -26,9 +28,16 @@ pub struct Search {
     agent: String,
 }
 
+/// A completed plan found: its line in the index, the plan as its file reads, its earlier revisions.
+struct Shown {
+    record: Record,
+    plan: Plan,
+    kept: Vec<Kept>,
+}
+
 /// What a search found that the user may see, and the trail's lines (or why the trail can't be trusted).
 struct Found {
-    plans: Vec<Record>,
+    plans: Vec<Shown>,
     more: bool,
     trail: Result<Vec<Entry>, String>,
 }
@@ -66,7 +75,12 @@ pub async fn show(
                     more = true;
                     break;
                 }
-                plans.push(r);
+                let kept = revision_page::kept(&queue, actions.access(), user, &l.plan);
+                plans.push(Shown {
+                    record: r,
+                    plan: l.plan,
+                    kept,
+                });
             }
         }
         let trail = match audit::read(queue.root())? {
@@ -109,8 +123,8 @@ pub async fn show(
         @if found.plans.is_empty() {
             p { "No completed plan matches." }
         }
-        @for r in &found.plans {
-            (plan(r, found.trail.as_deref().unwrap_or(&[])))
+        @for shown in &found.plans {
+            (plan(&web, shown, found.trail.as_deref().unwrap_or(&[])))
         }
         @if found.more {
             p { "Only the " (SHOWN) " newest are shown: narrow the search." }
@@ -119,7 +133,8 @@ pub async fn show(
     page("History", Some(&session), body).into_response()
 }
 
-fn plan(r: &Record, trail: &[Entry]) -> Markup {
+fn plan(web: &Web, shown: &Shown, trail: &[Entry]) -> Markup {
+    let r = &shown.record;
     let lines: Vec<&Entry> = trail.iter().filter(|e| e.plan == r.id).collect();
     html! {
         section.history {
@@ -135,6 +150,7 @@ fn plan(r: &Record, trail: &[Entry]) -> Markup {
                     dd { (answer) }
                 }
             }
+            (revision_page::listing(&shown.plan, &shown.kept, &lines, web.actions.access()))
             details {
                 summary { "Audit trail (" (lines.len()) ")" }
                 @if lines.is_empty() {

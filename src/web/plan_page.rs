@@ -206,7 +206,7 @@ fn lettered(d: &crate::plan::Decision) -> bool {
 
 /// The recorded answer as the owner reads it: the option's label, or the custom text; a typed answer as
 /// [`kinds::answer_text`] shows it.
-fn answer_text(d: &crate::plan::Decision) -> String {
+pub(super) fn answer_text(d: &crate::plan::Decision) -> String {
     if d.kind != Kind::Choice && d.chosen_option().is_none() {
         return kinds::answer_text(d);
     }
