@@ -8,10 +8,8 @@ use maud::{Markup, html};
 use serde::Deserialize;
 
 use crate::actions::Actor;
-use crate::plan::Plan;
 use crate::queue::audit::{self, Entry};
 use crate::queue::history::{self, Record};
-use crate::queue::{Location, load};
 
 use super::Web;
 use super::layout::{notice, page};
@@ -28,10 +26,9 @@ pub struct Search {
     agent: String,
 }
 
-/// A completed plan found: its line in the index, the plan as its file reads, its earlier revisions.
+/// A completed plan found: its line in the index and its earlier revisions.
 struct Shown {
     record: Record,
-    plan: Plan,
     kept: Vec<Kept>,
 }
 
@@ -57,32 +54,24 @@ pub async fn show(
     let (q, agent) = (search.q.trim().to_owned(), search.agent.trim().to_owned());
     let found = tokio::task::spawn_blocking(move || {
         let records = history::search(&queue, (!q.is_empty()).then_some(q.as_str()))?;
+        // Who may see a plan is decided on its approvers, delegates and escalation, as the index holds them.
         let mut records: Vec<Record> = records
             .into_iter()
-            .filter(|r| agent.is_empty() || r.agent.as_deref() == Some(agent.as_str()))
+            .filter(|r| agent.is_empty() || r.plan.agent.as_deref() == Some(agent.as_str()))
+            .filter(|r| actions.access().sees_summary(Actor::User(user), &r.plan))
             .collect();
-        records.sort_by(|a, b| b.completed_at.cmp(&a.completed_at).then(a.id.cmp(&b.id)));
-        // Who may see a plan is decided on the plan itself (its approvers), read from its file.
-        let dir = queue.completed_dir();
-        let mut plans = Vec::new();
-        let mut more = false;
-        for r in records {
-            let Ok(l) = load(&dir.join(&r.file), Location::Completed) else {
-                continue;
-            };
-            if actions.access().sees(Actor::User(user), &l.plan) {
-                if plans.len() == SHOWN {
-                    more = true;
-                    break;
-                }
-                let kept = revision_page::kept(&queue, actions.access(), user, &l.plan);
-                plans.push(Shown {
-                    record: r,
-                    plan: l.plan,
-                    kept,
-                });
-            }
-        }
+        records.sort_by(|a, b| {
+            (b.plan.completed_at.cmp(&a.plan.completed_at)).then(a.plan.id.cmp(&b.plan.id))
+        });
+        let more = records.len() > SHOWN;
+        let plans = records
+            .into_iter()
+            .take(SHOWN)
+            .map(|record| Shown {
+                kept: revision_page::kept(&queue, actions.access(), user, &record.plan),
+                record,
+            })
+            .collect();
         let trail = match audit::read(queue.root())? {
             Ok((_, entries)) => Ok(entries),
             Err(broken) => Err(broken.to_string()),
@@ -134,7 +123,7 @@ pub async fn show(
 }
 
 fn plan(web: &Web, shown: &Shown, trail: &[Entry]) -> Markup {
-    let r = &shown.record;
+    let r = &shown.record.plan;
     let lines: Vec<&Entry> = trail.iter().filter(|e| e.plan == r.id).collect();
     html! {
         section.history {
@@ -145,12 +134,12 @@ fn plan(web: &Web, shown: &Shown, trail: &[Entry]) -> Markup {
                 " · " code { (r.id) }
             }
             dl {
-                @for (id, answer) in &r.answers {
+                @for (id, answer) in shown.record.answers() {
                     dt { (id) }
                     dd { (answer) }
                 }
             }
-            (revision_page::listing(&shown.plan, &shown.kept, &lines, web.actions.access()))
+            (revision_page::listing(r, &shown.kept, &lines, web.actions.access()))
             details {
                 summary { "Audit trail (" (lines.len()) ")" }
                 @if lines.is_empty() {

@@ -9,7 +9,7 @@ use maud::{Markup, html};
 use serde::Deserialize;
 
 use crate::actions::{Access, Actor};
-use crate::plan::{DecisionStatus, Feedback, Plan, PlanStatus};
+use crate::plan::{DecisionStatus, Feedback, Plan, PlanStatus, Summary};
 use crate::queue::Queue;
 use crate::queue::audit::Entry;
 
@@ -29,7 +29,7 @@ pub(super) struct Kept {
 }
 
 /// The revisions before `plan`'s current one that revisions/ holds, oldest first, with what `user` may open.
-pub(super) fn kept(queue: &Queue, access: &Access, user: u64, plan: &Plan) -> Vec<Kept> {
+pub(super) fn kept(queue: &Queue, access: &Access, user: u64, plan: &Summary) -> Vec<Kept> {
     (1..plan.revision)
         .filter_map(|n| queue.kept_revision(&plan.id, n))
         .map(|r| Kept {
@@ -55,7 +55,7 @@ fn pushed_at<'a>(trail: &'a [&Entry], n: u32) -> Option<&'a str> {
 /// The History page's list of a plan's revisions (nothing for a plan never revised): each earlier one with when it
 /// was pushed, why it was sent back and a link to it, then the one that was completed. `trail` holds the plan's
 /// audit lines.
-pub(super) fn listing(plan: &Plan, kept: &[Kept], trail: &[&Entry], access: &Access) -> Markup {
+pub(super) fn listing(plan: &Summary, kept: &[Kept], trail: &[&Entry], access: &Access) -> Markup {
     let when =
         |n: u32, fallback: Option<&str>| pushed_at(trail, n).or(fallback).unwrap_or("?").to_owned();
     html! {
