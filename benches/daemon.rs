@@ -493,14 +493,18 @@ async fn main() {
         }
         let bare = &taps.bare;
         let ratio = |d: Duration| d.as_secs_f64() / bare.median().as_secs_f64();
+        // Every tap also appends its audit line (fsynced) before it is acknowledged (issue 25: ≤ 3 × the bare
+        // write with it).
         let rows = [
             (
-                format!("tap → editMessageText, answer durable ({plans} plans pending)"),
+                format!(
+                    "tap → editMessageText, answer and its audit line durable ({plans} plans pending)"
+                ),
                 &taps.edits,
             ),
             (
                 format!(
-                    "tap → answerCallbackQuery (answer durable and acknowledged; {plans} plans pending)"
+                    "tap → answerCallbackQuery (answer and its audit line durable and acknowledged; {plans} plans pending)"
                 ),
                 &taps.answers,
             ),
@@ -508,7 +512,7 @@ async fn main() {
         for (label, stats) in rows {
             writeln!(
                 out,
-                "| {label} | {} | {} | {} | bare durable write: {} median, {} p99 | {:.2} | ≤ 2.5 |",
+                "| {label} | {} | {} | {} | bare durable write: {} median, {} p99 | {:.2} | ≤ 3 |",
                 stats.samples.len(),
                 ms(stats.median()),
                 ms(stats.p99()),

@@ -64,7 +64,7 @@ pub async fn show(
             (b.plan.completed_at.cmp(&a.plan.completed_at)).then(a.plan.id.cmp(&b.plan.id))
         });
         let more = records.len() > SHOWN;
-        let plans = records
+        let plans: Vec<Shown> = records
             .into_iter()
             .take(SHOWN)
             .map(|record| Shown {
@@ -72,7 +72,12 @@ pub async fn show(
                 record,
             })
             .collect();
-        let trail = match audit::read(queue.root())? {
+        // Only the shown plans' lines are kept (the whole chain is still checked).
+        let shown: std::collections::HashSet<String> = plans
+            .iter()
+            .map(|p: &Shown| p.record.plan.id.clone())
+            .collect();
+        let trail = match audit::read_where(queue.root(), |e| shown.contains(&e.plan))? {
             Ok((_, entries)) => Ok(entries),
             Err(broken) => Err(broken.to_string()),
         };
