@@ -422,7 +422,8 @@ pub async fn request_changes(
     let id = form.plan.as_str();
     let action = Action::RequestChanges {
         seen: form.seen,
-        feedback: form.feedback,
+        // Browsers post a textarea's line breaks as CRLF (HTML's form encoding): the owner typed `\n`.
+        feedback: form.feedback.replace("\r\n", "\n"),
     };
     let outcome = web.act(session.user, id, action).await;
     respond(&web, &session, id, outcome, None).await
