@@ -10,9 +10,10 @@
 
 mod common;
 
+use common::{arbiter, rss_kib};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant, SystemTime};
 
 use arbiter_zebu::fakebot::FakeBot;
@@ -24,26 +25,6 @@ const DAYS: i64 = 365;
 
 fn ms(d: Duration) -> String {
     format!("{:.0} ms", d.as_secs_f64() * 1000.0)
-}
-
-/// One run of the release `arbiter` on the queue at `root`: how long it took, and its stdout.
-fn arbiter(root: &Path, args: &[&str]) -> (Duration, String) {
-    let t0 = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(args)
-        .arg("--queue")
-        .arg(root)
-        .env_remove("ARBITER_QUEUE")
-        .env("ARBITER_HOME", root)
-        .output()
-        .unwrap();
-    let elapsed = t0.elapsed();
-    assert!(
-        out.status.success(),
-        "arbiter {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (elapsed, String::from_utf8(out.stdout).unwrap())
 }
 
 /// The best of 3 runs of `run`, after `prepare` before each (untimed).
@@ -71,15 +52,6 @@ fn cat(dir: &Path) -> Duration {
     t0.elapsed()
 }
 
-fn rss_kib(pid: u32) -> u64 {
-    let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
-}
-
 /// `arbiter run` on the queue at `root` against a fake Bot API, with 10 plans pending: its resident memory once
 /// it polls and has settled (idle), and again after `/stats` (which reads the last 30 days of completed/).
 async fn daemon_rss(root: &Path) -> (u64, u64) {
@@ -101,14 +73,7 @@ async fn daemon_rss(root: &Path) -> (u64, u64) {
     });
     fs::write(&config, json.to_string()).unwrap();
     let since = SystemTime::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["run", "--config"])
-        .arg(&config)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = common::daemon(&config).spawn().unwrap();
     fake.wait_for_call(
         "getUpdates",
         |c| c.at >= since && c.params["offset"] != -1,

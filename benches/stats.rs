@@ -51,22 +51,9 @@ fn main() {
         t0.elapsed()
     });
     let run = best(|| {
-        let t0 = Instant::now();
-        let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-            .args(["stats", "--json", "--since", "2026-01-01", "--queue"])
-            .arg(dir.path())
-            .env_remove("ARBITER_QUEUE")
-            .output()
-            .unwrap();
-        let elapsed = t0.elapsed();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(
-            String::from_utf8_lossy(&out.stdout).contains(&format!("\"plans_completed\": {PLANS}"))
-        );
+        let (elapsed, out) =
+            common::arbiter(dir.path(), &["stats", "--json", "--since", "2026-01-01"]);
+        assert!(out.contains(&format!("\"plans_completed\": {PLANS}")));
         elapsed
     });
     let plans: Vec<Summary> = texts

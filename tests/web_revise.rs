@@ -42,7 +42,7 @@ async fn the_plan_page_sends_a_plan_back_and_refuses_the_rest() {
         ("feedback", "no"),
     ];
     let r = dash
-        .post("/plan/request-changes", Some(&bob), Some(&dash.base), &form)
+        .post_from_page("/plan/request-changes", &bob, &form)
         .await;
     assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.body);
     assert_eq!(dash.run.queue.read("pending", "p1.md"), before);
@@ -55,12 +55,7 @@ async fn the_plan_page_sends_a_plan_back_and_refuses_the_rest() {
         ("feedback", "forged"),
     ];
     let r = dash
-        .post(
-            "/plan/request-changes",
-            Some(&owner),
-            Some(&dash.base),
-            &form,
-        )
+        .post_from_page("/plan/request-changes", &owner, &form)
         .await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     assert!(r.location().unwrap_or_default().contains("notice=stale"));
@@ -74,12 +69,7 @@ async fn the_plan_page_sends_a_plan_back_and_refuses_the_rest() {
         ("feedback", "Split it in two plans"),
     ];
     let r = dash
-        .post(
-            "/plan/request-changes",
-            Some(&owner),
-            Some(&dash.base),
-            &form,
-        )
+        .post_from_page("/plan/request-changes", &owner, &form)
         .await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     assert_eq!(r.location(), Some("/queue?notice=sent_back"));
@@ -129,12 +119,7 @@ async fn the_history_page_lists_revisions_and_opens_each_read_only() {
         ("feedback", feedback),
     ];
     let r = dash
-        .post(
-            "/plan/request-changes",
-            Some(&owner),
-            Some(&dash.base),
-            &form,
-        )
+        .post_from_page("/plan/request-changes", &owner, &form)
         .await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     let revised = Arbiter::new(&dash.run.queue)
@@ -152,9 +137,7 @@ async fn the_history_page_lists_revisions_and_opens_each_read_only() {
         ("seen", decision_seen.as_str()),
         ("option", option.as_str()),
     ];
-    let r = dash
-        .post("/plan/decide", Some(&owner), Some(&dash.base), &form)
-        .await;
+    let r = dash.post_from_page("/plan/decide", &owner, &form).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     let page = dash.get("/plan?id=dep1", Some(&owner)).await.body;
     let seen = values(&page, "seen").pop().unwrap();
@@ -163,9 +146,7 @@ async fn the_history_page_lists_revisions_and_opens_each_read_only() {
         ("plan", "dep1"),
         ("seen", seen.as_str()),
     ];
-    let r = dash
-        .post("/plan/submit", Some(&owner), Some(&dash.base), &form)
-        .await;
+    let r = dash.post_from_page("/plan/submit", &owner, &form).await;
     assert_eq!(r.status, StatusCode::SEE_OTHER, "{}", r.body);
     assert_eq!(dash.run.queue.files("completed").len(), 1);
 

@@ -3,10 +3,13 @@
 //! varied the way real plans are: seven agents and tags, titles and contexts drawn from word lists, 2 to 5
 //! decisions of 2 to 4 options, most answered by one of three people, some skipped, some answered with text of
 //! the owner's own, some with a note, one plan in twenty a second revision carrying the request that caused it.
+//! Also what several benches do with processes: run `arbiter`, start the daemon, read its resident memory.
 #![allow(dead_code, clippy::unwrap_used)]
 
 use std::fmt::Write as _;
 use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration as Elapsed, Instant};
 
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 
@@ -242,4 +245,48 @@ pub fn fill_completed(completed: &Path, n: usize, now: DateTime<Utc>, days: i64)
         let text = completed_plan(p, done - Duration::seconds(took), done);
         std::fs::write(completed.join(format!("p{p:06}.md")), text).unwrap();
     }
+}
+
+/// One run of the release `arbiter` with `args` on the queue at `root` (`--queue`, no ARBITER_QUEUE): how long it
+/// took and its stdout; a failure stops the bench with its stderr.
+pub fn arbiter(root: &Path, args: &[&str]) -> (Elapsed, String) {
+    let t0 = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(args)
+        .arg("--queue")
+        .arg(root)
+        .env_remove("ARBITER_QUEUE")
+        .env("ARBITER_HOME", root)
+        .output()
+        .unwrap();
+    let elapsed = t0.elapsed();
+    assert!(
+        out.status.success(),
+        "arbiter {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (elapsed, String::from_utf8(out.stdout).unwrap())
+}
+
+/// `arbiter run --config CONFIG`, quiet (no stdin, stdout or stderr).
+#[must_use]
+pub fn daemon(config: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+    cmd.args(["run", "--config"])
+        .arg(config)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    cmd
+}
+
+/// The resident memory (`VmRSS`) of process `pid`, in KiB (0 when it can't be read).
+#[must_use]
+pub fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
 }

@@ -121,12 +121,7 @@ fn last_line(file: &mut File) -> io::Result<Option<Vec<u8>>> {
 pub fn append(queue_root: &Path, change: &Change) -> io::Result<Entry> {
     let dir = queue_root.join(DIR);
     fs::create_dir_all(&dir)?;
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join(LOCK))?;
-    lock.lock()?;
+    let lock = super::atomic::hold_lock(&dir.join(LOCK))?;
     let name = month_file(change.at).ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,

@@ -98,19 +98,7 @@ fn plan_body(web: &Web, plan: &Plan, session: &Session, message: Option<(&str, &
             @for (i, d) in plan.decisions.iter().enumerate() {
                 section.decision data-item id={ "d" (i) } {
                     h2 { "Decision " (i + 1) ": " (d.title) " " span class={ "status " (d.status.as_str()) } { (d.status.as_str()) } }
-                    @match d.status {
-                        DecisionStatus::Answered => p.answered {
-                            "Answer: " b { (answer_text(d)) }
-                            @if let Some(by) = &d.answered_by { " · by " (name(by)) }
-                            @if let Some(at) = &d.answered_at { " · " (at) }
-                        },
-                        DecisionStatus::Skipped => p.answered {
-                            "Skipped"
-                            @if let Some(by) = &d.answered_by { " · by " (name(by)) }
-                            @if let Some(at) = &d.answered_at { " · " (at) }
-                        },
-                        DecisionStatus::Pending => {},
-                    }
+                    (answered(d, &name))
                     @if let Some(to) = d.delegated_to {
                         p.meta { "👉 Delegated to " b { (name_of(to)) }
                             @if let Some(by) = d.delegated_by { " by " (name_of(by)) } }
@@ -195,6 +183,25 @@ fn plan_body(web: &Web, plan: &Plan, session: &Session, message: Option<(&str, &
                 textarea id="feedback" name="feedback" rows="3" required {}
                 button type="submit" { "🔁 Request changes" }
             } }
+        }
+    }
+}
+
+/// `Answer: … · by … · when` or `Skipped · by … · when`; nothing while the decision is pending.
+pub(super) fn answered(d: &crate::plan::Decision, name: &dyn Fn(&str) -> String) -> Markup {
+    html! {
+        @match d.status {
+            DecisionStatus::Answered => p.answered {
+                "Answer: " b { (answer_text(d)) }
+                @if let Some(by) = &d.answered_by { " · by " (name(by)) }
+                @if let Some(at) = &d.answered_at { " · " (at) }
+            },
+            DecisionStatus::Skipped => p.answered {
+                "Skipped"
+                @if let Some(by) = &d.answered_by { " · by " (name(by)) }
+                @if let Some(at) = &d.answered_at { " · " (at) }
+            },
+            DecisionStatus::Pending => {},
         }
     }
 }

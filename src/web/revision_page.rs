@@ -15,7 +15,7 @@ use crate::queue::audit::Entry;
 
 use super::Web;
 use super::layout::{self, notice, page, query};
-use super::plan_page::answer_text;
+use super::plan_page::answered;
 
 /// One earlier revision of a plan, as the History page lists it.
 pub(super) struct Kept {
@@ -178,19 +178,8 @@ fn revision_body(plan: &Plan, access: &Access) -> Markup {
         @for (i, d) in plan.decisions.iter().enumerate() {
             section.decision {
                 h2 { "Decision " (i + 1) ": " (d.title) " " span class={ "status " (d.status.as_str()) } { (d.status.as_str()) } }
-                @match d.status {
-                    DecisionStatus::Answered => p.answered {
-                        "Answer: " b { (answer_text(d)) }
-                        @if let Some(by) = &d.answered_by { " · by " (name(by)) }
-                        @if let Some(at) = &d.answered_at { " · " (at) }
-                    },
-                    DecisionStatus::Skipped => p.answered {
-                        "Skipped"
-                        @if let Some(by) = &d.answered_by { " · by " (name(by)) }
-                        @if let Some(at) = &d.answered_at { " · " (at) }
-                    },
-                    DecisionStatus::Pending => p.meta { "Not answered" },
-                }
+                (answered(d, &name))
+                @if d.status == DecisionStatus::Pending { p.meta { "Not answered" } }
                 @if let Some(note) = &d.note { p.note { "💬 " (note) } }
                 @if !d.context.trim().is_empty() { div.context { (layout::markdown(&d.context)) } }
                 @if !d.options.is_empty() {

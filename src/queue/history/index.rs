@@ -24,7 +24,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::plan::{DecisionStatus, Plan, Summary};
-use crate::queue::atomic::{remove_stale_temps, temp_path};
+use crate::queue::atomic::{hold_lock, remove_stale_temps, temp_path};
 use crate::queue::store::in_parallel;
 use crate::queue::{Location, is_plan_name, load};
 
@@ -255,12 +255,7 @@ fn searchable(plan: &Plan) -> String {
 
 /// Brings the index up to date with completed/, under the lock every process shares.
 fn update(root: &Path, dir: &Path, index: &Path) -> io::Result<()> {
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(root.join(LOCK))?;
-    lock.lock()?;
+    let _lock = hold_lock(&root.join(LOCK))?;
     // Taken before the listing: a plan completed while it is made leaves the index stale, not wrong.
     let state = state_of(dir)?;
     if stamp(index) == Some(state) {
