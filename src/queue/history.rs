@@ -65,6 +65,54 @@ pub fn search(queue: &Queue, needle: Option<&str>) -> io::Result<Vec<Record>> {
     Ok(found)
 }
 
+/// The `n` newest completed plans (by `completed_at`, then id) among those whose text contains `needle` and that
+/// `keep` keeps, newest first, and whether more were kept. At most `2n + 2` are held at a time, and a plan older
+/// than the `n + 1` newest found so far is passed over unread: what the dashboard's History page needs of 100,000.
+pub fn newest(
+    queue: &Queue,
+    needle: Option<&str>,
+    n: usize,
+    mut keep: impl FnMut(&Summary) -> bool,
+) -> io::Result<(Vec<Record>, bool)> {
+    let needle = needle.map(str::to_lowercase);
+    let escaped = needle.as_deref().map(index::escaped);
+    let order = |a: &Record, b: &Record| {
+        (b.plan.completed_at.cmp(&a.plan.completed_at)).then(a.plan.id.cmp(&b.plan.id))
+    };
+    let mut found: Vec<Record> = Vec::new();
+    let mut oldest_kept: Option<String> = None;
+    index::each_line(queue.root(), |line| {
+        let done = line.key.completed_at.as_deref();
+        if oldest_kept
+            .as_deref()
+            .is_some_and(|o| done.is_none_or(|d| d < o))
+        {
+            return;
+        }
+        if let (Some(n), Some(e)) = (&needle, &escaped)
+            && !line.holds(n, e)
+        {
+            return;
+        }
+        let Some(plan) = line.summary().filter(|s| keep(s)) else {
+            return;
+        };
+        found.push(Record {
+            file: line.key.file.clone().into_owned(),
+            plan,
+        });
+        if found.len() >= 2 * (n + 1) {
+            found.sort_by(order);
+            found.truncate(n + 1);
+            oldest_kept = found.last().and_then(|r| r.plan.completed_at.clone());
+        }
+    })?;
+    found.sort_by(order);
+    let more = found.len() > n;
+    found.truncate(n);
+    Ok((found, more))
+}
+
 impl Queue {
     /// The summaries of the completed plans whose `completed_at` is at or after `since` (what stats count), from
     /// the history index: a period costs what it holds, and no plan file is read while the index is up to date.

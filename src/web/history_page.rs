@@ -53,20 +53,14 @@ pub async fn show(
     let user = session.user;
     let (q, agent) = (search.q.trim().to_owned(), search.agent.trim().to_owned());
     let found = tokio::task::spawn_blocking(move || {
-        let records = history::search(&queue, (!q.is_empty()).then_some(q.as_str()))?;
         // Who may see a plan is decided on its approvers, delegates and escalation, as the index holds them.
-        let mut records: Vec<Record> = records
-            .into_iter()
-            .filter(|r| agent.is_empty() || r.plan.agent.as_deref() == Some(agent.as_str()))
-            .filter(|r| actions.access().sees_summary(Actor::User(user), &r.plan))
-            .collect();
-        records.sort_by(|a, b| {
-            (b.plan.completed_at.cmp(&a.plan.completed_at)).then(a.plan.id.cmp(&b.plan.id))
-        });
-        let more = records.len() > SHOWN;
+        let (records, more) =
+            history::newest(&queue, (!q.is_empty()).then_some(q.as_str()), SHOWN, |s| {
+                (agent.is_empty() || s.agent.as_deref() == Some(agent.as_str()))
+                    && actions.access().sees_summary(Actor::User(user), s)
+            })?;
         let plans: Vec<Shown> = records
             .into_iter()
-            .take(SHOWN)
             .map(|record| Shown {
                 kept: revision_page::kept(&queue, actions.access(), user, &record.plan),
                 record,

@@ -171,3 +171,39 @@ fn an_index_that_cannot_be_written_still_answers_from_the_files() {
     assert_eq!(ids(&queue, Some("first")), ["one"]);
     assert_eq!(queue.completed_ids().unwrap(), ["one"]);
 }
+
+/// The History page's selection: the newest that match and are kept, newest first, and whether there were more;
+/// however many plans it passes over on the way.
+#[test]
+fn the_newest_kept_plans_and_whether_there_are_more() {
+    let (_dir, queue) = queue();
+    for day in 1..=9 {
+        let text = plan(&format!("d{day}"), "Title", "a")
+            .replace("2026-11-01T10:00:00Z", &format!("2026-11-0{day}T10:00:00Z"));
+        complete(&queue, &format!("d{day}.md"), &text);
+    }
+    let ids = |(records, more): (Vec<Record>, bool)| {
+        (
+            records.into_iter().map(|r| r.plan.id).collect::<Vec<_>>(),
+            more,
+        )
+    };
+    let not_d8 = |s: &crate::plan::Summary| s.id != "d8";
+    assert_eq!(
+        ids(newest(&queue, None, 2, not_d8).unwrap()),
+        (vec!["d9".to_owned(), "d7".to_owned()], true)
+    );
+    assert_eq!(
+        ids(newest(&queue, Some("TITLE"), 1, |_| true).unwrap()),
+        (vec!["d9".to_owned()], true)
+    );
+    let (all, more) = ids(newest(&queue, None, 20, not_d8).unwrap());
+    assert_eq!(
+        (all.len(), all.first().map(String::as_str), more),
+        (8, Some("d9"), false)
+    );
+    assert_eq!(
+        ids(newest(&queue, Some("nothing"), 5, |_| true).unwrap()),
+        (vec![], false)
+    );
+}
