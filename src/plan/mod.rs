@@ -13,6 +13,7 @@ mod model;
 mod parse;
 pub mod people;
 pub mod slug;
+mod summary;
 pub mod timing;
 pub mod yaml_value;
 
@@ -28,6 +29,7 @@ pub use model::{
 };
 pub use parse::{parse, parse_bytes};
 pub use people::Approval;
+pub use summary::{DecisionSummary, Summary};
 pub use timing::{Due, OnDeadline, Timing};
 
 #[cfg(test)]

@@ -94,33 +94,34 @@ fn months(dir: &Path) -> io::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// The last line of `file` (without its newline), if it has one.
+/// The last line of `file` (without its newline), if it has one. Read from the end in growing windows (4 KiB
+/// first, at most [`TAIL`]): a tap costs the same whatever the month file holds.
 fn last_line(file: &mut File) -> io::Result<Option<Vec<u8>>> {
     let len = file.metadata()?.len();
-    let start = len.saturating_sub(TAIL);
-    file.seek(SeekFrom::Start(start))?;
-    let mut tail = Vec::new();
-    file.take(TAIL).read_to_end(&mut tail)?;
-    while tail.last() == Some(&b'\n') {
-        tail.pop();
+    let mut window = 4096;
+    loop {
+        let start = len.saturating_sub(window);
+        file.seek(SeekFrom::Start(start))?;
+        let mut tail = Vec::new();
+        file.take(window).read_to_end(&mut tail)?;
+        while tail.last() == Some(&b'\n') {
+            tail.pop();
+        }
+        match tail.iter().rposition(|b| *b == b'\n') {
+            Some(i) => return Ok(Some(tail[i + 1..].to_vec())),
+            None if start == 0 || window >= TAIL => {
+                return Ok((!tail.is_empty()).then_some(tail));
+            }
+            None => window = (window * 4).min(TAIL),
+        }
     }
-    if tail.is_empty() {
-        return Ok(None);
-    }
-    let from = tail.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    Ok(Some(tail[from..].to_vec()))
 }
 
 /// Appends `change` to the trail under `queue_root`, fsynced before it returns. Blocking.
 pub fn append(queue_root: &Path, change: &Change) -> io::Result<Entry> {
     let dir = queue_root.join(DIR);
     fs::create_dir_all(&dir)?;
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join(LOCK))?;
-    lock.lock()?;
+    let lock = super::atomic::hold_lock(&dir.join(LOCK))?;
     let name = month_file(change.at).ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -207,7 +208,17 @@ pub struct Intact {
 
 /// Every entry of the trail, oldest first, once the chain is checked.
 pub fn read(queue_root: &Path) -> io::Result<Result<(Intact, Vec<Entry>), Broken>> {
+    read_where(queue_root, |_| true)
+}
+
+/// The entries of the trail that `keep` keeps, oldest first, once the whole chain is checked (every line is read
+/// and checked; only the kept ones are held).
+pub fn read_where(
+    queue_root: &Path,
+    mut keep: impl FnMut(&Entry) -> bool,
+) -> io::Result<Result<(Intact, Vec<Entry>), Broken>> {
     let dir = queue_root.join(DIR);
+    let mut count = 0;
     let mut expected = GENESIS.to_owned();
     let mut entries = Vec::new();
     for path in months(&dir)? {
@@ -265,12 +276,15 @@ pub fn read(queue_root: &Path) -> io::Result<Result<(Intact, Vec<Entry>), Broken
                 ));
             }
             expected = sha256_hex(line);
-            entries.push(entry);
+            count += 1;
+            if keep(&entry) {
+                entries.push(entry);
+            }
         }
     }
     Ok(Ok((
         Intact {
-            entries: entries.len(),
+            entries: count,
             head: expected,
         },
         entries,

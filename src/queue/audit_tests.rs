@@ -172,3 +172,32 @@ fn a_clock_that_went_back_a_month_still_extends_the_chain() {
         "{november}"
     );
 }
+
+/// The chain's end is found from the file's end whatever the month file holds: lines longer than the first
+/// window, a line that fills the window exactly, no newline at all.
+#[test]
+fn the_last_line_is_found_from_the_end_in_growing_windows() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.jsonl");
+    let long = "x".repeat(4096);
+    let longer = "y".repeat(20_000);
+    let cases: [(String, Option<&str>); 7] = [
+        (String::new(), None),
+        ("\n\n".to_owned(), None),
+        ("a\nb\n".to_owned(), Some("b")),
+        (format!("a\n{long}\n"), Some(long.as_str())),
+        (format!("{long}\n"), Some(long.as_str())),
+        (format!("a\n{longer}\n"), Some(longer.as_str())),
+        (longer.clone(), Some(longer.as_str())),
+    ];
+    for (text, want) in cases {
+        std::fs::write(&path, &text).unwrap();
+        let got = last_line(&mut File::open(&path).unwrap()).unwrap();
+        assert_eq!(
+            got.as_deref(),
+            want.map(str::as_bytes),
+            "{} bytes",
+            text.len()
+        );
+    }
+}

@@ -24,6 +24,7 @@ pub use edit::{Edited, Outcome};
 pub use error::StoreError;
 use index::IdIndex;
 pub use listing::Problem;
+pub(in crate::queue) use listing::in_parallel;
 pub use plan_file::{Loaded, Location, is_plan_name, load, stem};
 pub use returned::Revised;
 pub use scan::Scan;
@@ -87,29 +88,6 @@ impl Queue {
     #[must_use]
     pub fn revisions_dir(&self) -> PathBuf {
         self.root.join("revisions")
-    }
-
-    /// Finds a plan by id, in pending/ first, then returned/, then completed/. Ids are compared, never turned into
-    /// paths.
-    pub fn find(&self, id: &str) -> Result<Loaded, StoreError> {
-        if let Some(found) = self.find_pending(id)? {
-            return Ok(found);
-        }
-        if let Some(found) = self.find_returned(id)? {
-            return Ok(found);
-        }
-        let completed = self.scan_completed()?;
-        // The newest completed plan with that id wins if an id was reused.
-        let mut matches: Vec<Arc<Loaded>> = completed
-            .plans
-            .into_iter()
-            .filter(|l| l.plan.id == id)
-            .collect();
-        matches.sort_by_key(|l| fs::metadata(&l.path).and_then(|m| m.modified()).ok());
-        matches
-            .pop()
-            .map(Arc::unwrap_or_clone)
-            .ok_or_else(|| StoreError::NotFound(id.to_owned()))
     }
 
     /// Finds a pending plan by id (the index of the last scan first, then a rescan).

@@ -80,23 +80,31 @@ pub(super) fn list_dir(dir: &Path) -> Result<Vec<(PathBuf, Version)>, StoreError
 
 /// Reads `files`; thousands of them (a start-up) are spread over the cores.
 pub(super) fn read_all(files: Vec<(PathBuf, Version)>, location: Location) -> Vec<Read> {
-    let read = |(p, v): &(PathBuf, Version)| (p.clone(), *v, read_entry(p, v, location));
-    if files.len() <= 64 {
-        return files.iter().map(read).collect();
+    in_parallel(&files, |(p, v)| (p.clone(), *v, read_entry(p, v, location)))
+}
+
+/// `f` of each of `items`, in order; more than 64 items are spread over the cores (at most 8 threads).
+pub(in crate::queue) fn in_parallel<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    if items.len() <= 64 {
+        return items.iter().map(&f).collect();
     }
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);
-    let chunk = files.len().div_ceil(threads).max(64);
-    let mut parts = files.chunks(chunk);
+    let chunk = items.len().div_ceil(threads).max(64);
+    let mut parts = items.chunks(chunk);
     let first = parts.next().unwrap_or_default();
-    // The calling thread reads the first part itself: one thread fewer, and one allocator arena fewer holding
+    let f = &f;
+    // The calling thread does the first part itself: one thread fewer, and one allocator arena fewer holding
     // plans for as long as the daemon runs.
     std::thread::scope(|scope| {
         let workers: Vec<_> = parts
-            .map(|part| scope.spawn(move || part.iter().map(read).collect::<Vec<_>>()))
+            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<_>>()))
             .collect();
-        let mut all: Vec<Read> = first.iter().map(read).collect();
+        let mut all: Vec<R> = first.iter().map(f).collect();
         for w in workers {
             all.extend(w.join().unwrap_or_default());
         }
