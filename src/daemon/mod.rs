@@ -115,6 +115,10 @@ pub async fn run(
     for l in &recovered {
         tracing::info!(plan = %l.plan.id, "finished a submit interrupted by a crash");
     }
+    // A line torn by a crash in the middle of an append is cut off and recorded, so the chain verifies again.
+    if let Err(e) = crate::queue::audit::repair(queue.root(), &crate::clock::now()) {
+        tracing::error!(error = %e, "can't repair the audit trail's last line");
+    }
 
     let api = Api::new(
         &settings.token,

@@ -201,3 +201,36 @@ fn the_last_line_is_found_from_the_end_in_growing_windows() {
         );
     }
 }
+
+#[test]
+fn a_torn_last_line_is_cut_off_and_recorded_never_dropped() {
+    let dir = trail();
+    let november = file(dir.path(), "2026-11");
+    let mut bytes = fs::read(&november).unwrap();
+    bytes.extend_from_slice(br#"{"at":"2026-11-02T09:00:00Z","actor":"935"#);
+    fs::write(&november, &bytes).unwrap();
+    assert!(broken(dir.path()).reason.contains("truncated"));
+
+    let repaired = repair(dir.path(), "2026-11-02T09:00:01Z").unwrap().unwrap();
+    assert_eq!(
+        (repaired.actor.as_str(), repaired.action.as_str()),
+        ("arbiter", "repair")
+    );
+    assert_eq!(
+        repaired.value.as_deref(),
+        Some(r#"{"at":"2026-11-02T09:00:00Z","actor":"935"#)
+    );
+    let (intact, entries) = read(dir.path()).unwrap().unwrap();
+    assert_eq!(entries.len(), 6, "{intact:?}");
+    assert_eq!(repair(dir.path(), "2026-11-02T09:00:02Z").unwrap(), None);
+
+    // An append repairs first, too.
+    let mut bytes = fs::read(&november).unwrap();
+    bytes.extend_from_slice(b"{\"at\"");
+    fs::write(&november, &bytes).unwrap();
+    append(dir.path(), &change("2026-11-02T10:00:00Z", "f")).unwrap();
+    let (_, entries) = read(dir.path()).unwrap().unwrap();
+    let actions: Vec<&str> = entries[6..].iter().map(|e| e.action.as_str()).collect();
+    assert_eq!(actions, ["repair", "answer"]);
+    assert_eq!(entries[6].value.as_deref(), Some("{\"at\""));
+}
