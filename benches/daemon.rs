@@ -5,10 +5,13 @@
 //! the tap rows (and the memory rows they measure).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::rss_kib;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant, SystemTime};
 
 use arbiter_zebu::fakebot::FakeBot;
@@ -85,12 +88,7 @@ impl Env {
         });
         fs::write(&config, json.to_string()).unwrap();
         let started = SystemTime::now();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_arbiter"));
-        cmd.args(["run", "--config"])
-            .arg(&config)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
+        let mut cmd = common::daemon(&config);
         if polling {
             cmd.env("ARBITER_WATCH", "poll");
         }
@@ -116,15 +114,6 @@ fn stop(mut child: Child) {
         .arg(child.id().to_string())
         .status();
     let _ = child.wait();
-}
-
-fn rss_kib(pid: u32) -> u64 {
-    let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
 }
 
 /// New file renamed into pending/ → sendMessage at the fake.
@@ -496,14 +485,18 @@ async fn main() {
         }
         let bare = &taps.bare;
         let ratio = |d: Duration| d.as_secs_f64() / bare.median().as_secs_f64();
+        // Every tap also appends its audit line (fsynced) before it is acknowledged (issue 25: ≤ 3 × the bare
+        // write with it).
         let rows = [
             (
-                format!("tap → editMessageText, answer durable ({plans} plans pending)"),
+                format!(
+                    "tap → editMessageText, answer and its audit line durable ({plans} plans pending)"
+                ),
                 &taps.edits,
             ),
             (
                 format!(
-                    "tap → answerCallbackQuery (answer durable and acknowledged; {plans} plans pending)"
+                    "tap → answerCallbackQuery (answer and its audit line durable and acknowledged; {plans} plans pending)"
                 ),
                 &taps.answers,
             ),
@@ -511,7 +504,7 @@ async fn main() {
         for (label, stats) in rows {
             writeln!(
                 out,
-                "| {label} | {} | {} | {} | bare durable write: {} median, {} p99 | {:.2} | ≤ 2.5 |",
+                "| {label} | {} | {} | {} | bare durable write: {} median, {} p99 | {:.2} | ≤ 3 |",
                 stats.samples.len(),
                 ms(stats.median()),
                 ms(stats.p99()),

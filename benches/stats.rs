@@ -1,40 +1,26 @@
-//! `arbiter stats` over 10,000 completed plans (3 decisions each), beside `cat` of the same files: issue 15's
-//! target is at most twice the time to read them. Also `stats::compute` alone, in process, on the parsed plans,
+//! `arbiter stats` over 10,000 completed plans (2 to 5 decisions each, `benches/common`), beside `cat` of the same files: issue 15's
+//! target is at most twice the time to read them. Also `stats::compute` alone, in process, on the plans' summaries,
 //! and what `/stats` adds: the per-day series over the same plans and the chart of 30 days as PNG and SVG.
 //! Prints Markdown rows for BENCHMARKS.md.
 #![allow(clippy::unwrap_used)]
+
+mod common;
 
 use std::fs;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use arbiter_zebu::plan::{Plan, parse, timing::parse_time};
+use arbiter_zebu::plan::{Summary, parse, timing::parse_time};
 use arbiter_zebu::stats;
 
 const PLANS: usize = 10_000;
 
-/// A completed plan: created at a minute past some hour, decisions answered minutes later by one of 3 people.
+/// A completed plan (the generator `benches/history.rs` uses too): created on the hour on 2026-02-01, completed the
+/// next day.
 fn completed(p: usize) -> String {
-    let mut out = format!(
-        "---\nid: p{p}\nagent: agent{}\ntag: tag{}\ntitle: Plan {p}\npriority: normal\nstatus: completed\n\
-         created_at: 2026-02-01T{:02}:00:00Z\ncompleted_at: 2026-02-02T{:02}:{:02}:00Z\n---\n\n# Plan {p}\n\nContext.\n\n",
-        p % 7,
-        p % 5,
-        p % 24,
-        p % 24,
-        p % 60
-    );
-    for d in 1..=3 {
-        out.push_str(&format!(
-            "---\n\n## Decision {d}: Question {d}\n\nid: q{d}\nstatus: answered\nanswer: a\n\
-             answered_at: 2026-02-01T{:02}:{:02}:00Z\nanswered_by: {}\n\n**Context:** Why {d}?\n\n**Options:**\n\
-             - `a` — First choice\n- `b` — Second choice\n\n",
-            p % 24,
-            (p + d * 7) % 60,
-            1000 + p % 3
-        ));
-    }
-    out
+    let created = parse_time(&format!("2026-02-01T{:02}:00:00Z", p % 24)).unwrap();
+    let done = parse_time(&format!("2026-02-02T{:02}:{:02}:00Z", p % 24, p % 60)).unwrap();
+    common::completed_plan(p, created, done)
 }
 
 fn best(mut run: impl FnMut() -> Duration) -> Duration {
@@ -65,25 +51,15 @@ fn main() {
         t0.elapsed()
     });
     let run = best(|| {
-        let t0 = Instant::now();
-        let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-            .args(["stats", "--json", "--since", "2026-01-01", "--queue"])
-            .arg(dir.path())
-            .env_remove("ARBITER_QUEUE")
-            .output()
-            .unwrap();
-        let elapsed = t0.elapsed();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(
-            String::from_utf8_lossy(&out.stdout).contains(&format!("\"plans_completed\": {PLANS}"))
-        );
+        let (elapsed, out) =
+            common::arbiter(dir.path(), &["stats", "--json", "--since", "2026-01-01"]);
+        assert!(out.contains(&format!("\"plans_completed\": {PLANS}")));
         elapsed
     });
-    let plans: Vec<Plan> = texts.iter().map(|t| parse(t, "x").unwrap()).collect();
+    let plans: Vec<Summary> = texts
+        .iter()
+        .map(|t| Summary::of(&parse(t, "x").unwrap()))
+        .collect();
     let since = parse_time("2026-01-01T00:00:00Z").unwrap();
     let now = parse_time("2026-02-10T00:00:00Z").unwrap();
     let compute = best(|| {
@@ -127,11 +103,11 @@ fn main() {
         run.as_secs_f64() / cat.as_secs_f64()
     );
     println!(
-        "| `stats::compute` alone, {PLANS} parsed plans | 3 (best) | {} | | | |",
+        "| `stats::compute` alone, {PLANS} plans' summaries | 3 (best) | {} | | | |",
         ms(compute)
     );
     println!(
-        "| `stats::daily` alone, {PLANS} parsed plans, {} days | 3 (best) | {} | | | |",
+        "| `stats::daily` alone, {PLANS} plans' summaries, {} days | 3 (best) | {} | | | |",
         days.len(),
         ms(daily)
     );

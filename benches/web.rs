@@ -5,8 +5,10 @@
 //! takes fewer samples.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::fs;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use arbiter_zebu::fakebot::FakeBot;
@@ -91,14 +93,7 @@ async fn main() {
         "web": { "listen": format!("127.0.0.1:{port}") }
     });
     fs::write(&config, json.to_string()).unwrap();
-    let mut daemon = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["run", "--config"])
-        .arg(&config)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut daemon = common::daemon(&config).spawn().unwrap();
     let base = format!("http://127.0.0.1:{port}");
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())

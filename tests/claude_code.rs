@@ -18,14 +18,7 @@ const LONG: Duration = Duration::from_secs(90);
 /// Answers the hook's question in Telegram: opens the plan announced with `title`, taps `option` (a button's
 /// label) on its one decision, submits.
 async fn answer_on_phone(d: &Running, title: &str, option: &str) {
-    let announced = d.wait_message(|m| m.plain.contains(title)).await;
-    let id = announced.message_id;
-    d.tap(id, "📂 Open").await;
-    d.wait_message(|m| m.message_id == id && m.plain.contains("📄"))
-        .await;
-    d.tap(id, "▶️ Continue").await;
-    d.wait_message(|m| m.message_id == id && m.plain.contains("1/1 ·"))
-        .await;
+    let id = d.open_decision(title, "1/1 ·").await.message_id;
     d.tap(id, option).await;
     let review = d
         .wait_message(|m| m.plain.contains("Tap to edit, or submit"))
@@ -261,14 +254,8 @@ async fn a_plan_sent_back_from_the_phone_is_revised_then_approved() {
     session.prompt("Plan a cache").await;
 
     // The plan on the phone: open it, skip to the review, 🔁 Request changes, type what to change.
-    let announced = d
-        .wait_message(|m| m.plain.contains("Plan: Add a cache"))
-        .await;
-    let id = announced.message_id;
-    d.tap(id, "📂 Open").await;
-    let shown = d
-        .wait_message(|m| m.message_id == id && m.plain.contains("📄"))
-        .await;
+    let shown = d.open_announced("Plan: Add a cache").await;
+    let id = shown.message_id;
     assert!(
         shown.plain.contains("Add moka in front of fetch"),
         "{}",

@@ -90,6 +90,24 @@ fn export_as_csv_and_json_lines_since_a_date() {
         "{}",
         lines[2]
     );
+    // Python's csv module reads every field back exactly.
+    let mut python = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import csv, json, sys; print(json.dumps(list(csv.DictReader(sys.stdin))))",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    std::io::Write::write_all(&mut python.stdin.take().unwrap(), out.stdout.as_bytes()).unwrap();
+    let read = python.wait_with_output().unwrap();
+    let rows: serde_json::Value = serde_json::from_slice(&read.stdout).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 3, "{rows}");
+    assert_eq!(rows[1]["value"], "use \"redis\", not memcached");
+    assert_eq!(rows[1]["action"], "custom");
+    assert_eq!(rows[1]["revision"], "1");
+    assert_eq!(rows[1]["seen"], "");
     let out = Arbiter::new(&q).args(&["audit", "export"]).run();
     assert_eq!(out.code, Some(0));
     let file = std::fs::read_to_string(q.root().join("audit").join("2026-10.jsonl")).unwrap()

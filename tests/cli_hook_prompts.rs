@@ -30,19 +30,6 @@ fn hook(d: &Running, payload: &str) -> std::process::Child {
         .spawn()
 }
 
-/// Opens the plan announced with `title` and goes to its first decision; returns the message's id.
-async fn open_first_decision(d: &Running, title: &str, first: &str) -> i32 {
-    let announced = d.wait_message(|m| m.plain.contains(title)).await;
-    let id = announced.message_id;
-    d.tap(id, "📂 Open").await;
-    d.wait_message(|m| m.message_id == id && m.plain.contains("📄"))
-        .await;
-    d.tap(id, "▶️ Continue").await;
-    d.wait_message(|m| m.message_id == id && m.plain.contains(first))
-        .await;
-    id
-}
-
 async fn submit(d: &Running) {
     let review = d
         .wait_message(|m| m.plain.contains("Tap to edit, or submit"))
@@ -54,8 +41,10 @@ async fn submit(d: &Running) {
 async fn a_bash_command_edited_on_the_phone_goes_back_as_updated_input() {
     let d = Running::start(TempQueue::new()).await;
     let child = hook(&d, PR_BASH);
-    let id = open_first_decision(&d, "Bash: npm install left-pad", "1/1 · Run this command?").await;
-    let view = d.wait_message(|m| m.message_id == id).await;
+    let view = d
+        .open_decision("Bash: npm install left-pad", "1/1 · Run this command?")
+        .await;
+    let id = view.message_id;
     assert!(
         view.plain.contains("npm install left-pad"),
         "{}",
@@ -89,13 +78,13 @@ async fn a_bash_command_edited_on_the_phone_goes_back_as_updated_input() {
 async fn ask_user_question_is_a_choice_and_toggles_on_the_phone() {
     let d = Running::start(TempQueue::new()).await;
     let child = hook(&d, ASK);
-    let id = open_first_decision(
-        &d,
-        "Claude asks 2 questions",
-        "1/2 · Database: Which database should the service use?",
-    )
-    .await;
-    let view = d.wait_message(|m| m.message_id == id).await;
+    let view = d
+        .open_decision(
+            "Claude asks 2 questions",
+            "1/2 · Database: Which database should the service use?",
+        )
+        .await;
+    let id = view.message_id;
     assert!(
         view.plain
             .contains("Postgres: Relational, the team knows it"),
@@ -129,14 +118,8 @@ async fn ask_user_question_is_a_choice_and_toggles_on_the_phone() {
 async fn a_plan_is_shown_whole_and_approved_on_the_phone() {
     let d = Running::start(TempQueue::new()).await;
     let child = hook(&d, PLAN);
-    let announced = d
-        .wait_message(|m| m.plain.contains("Plan: Add a cache"))
-        .await;
-    let id = announced.message_id;
-    d.tap(id, "📂 Open").await;
-    let shown = d
-        .wait_message(|m| m.message_id == id && m.plain.contains("📄"))
-        .await;
+    let shown = d.open_announced("Plan: Add a cache").await;
+    let id = shown.message_id;
     assert!(
         shown.plain.contains(
             "Steps\n\n1. Add moka in front of fetch_prices\n2. Expire entries after 5 minutes"
@@ -161,8 +144,10 @@ async fn a_plan_is_shown_whole_and_approved_on_the_phone() {
 async fn an_mcp_form_is_answered_or_declined_on_the_phone() {
     let d = Running::start(TempQueue::new()).await;
     let child = hook(&d, FORM);
-    let id =
-        open_first_decision(&d, "restaurant: Book a table at Chez Arbiter", "1/4 · Name").await;
+    let id = d
+        .open_decision("restaurant: Book a table at Chez Arbiter", "1/4 · Name")
+        .await
+        .message_id;
     let owner = Owner::new(d.queue.root());
     let plan = owner.wait_for_plan(crate::support::daemon::WAIT).unwrap();
     owner.input(&plan.plan.id, "name", "Ada Lovelace");
@@ -175,17 +160,17 @@ async fn an_mcp_form_is_answered_or_declined_on_the_phone() {
         json!({"hookSpecificOutput": {"hookEventName": "Elicitation", "action": "accept",
                "content": {"name": "Ada Lovelace", "guests": 4, "time": "20:30"}}})
     );
-    let _ = id;
 
-    // ❌ Decline, from the plan's view.
+    // ❌ Decline, from the plan's view (a new announcement: the first one shows the plan that was answered).
     let child = hook(&d, FORM);
     let announced = d
         .wait_message(|m| m.plain.contains("restaurant: Book a table") && m.message_id != id)
         .await;
-    d.tap(announced.message_id, "📂 Open").await;
-    d.wait_message(|m| m.message_id == announced.message_id && m.plain.contains("📄"))
+    let plan = announced.message_id;
+    d.tap(plan, "📂 Open").await;
+    d.wait_message(|m| m.message_id == plan && m.plain.contains("📄"))
         .await;
-    d.tap(announced.message_id, "❌ Decline").await;
+    d.tap(plan, "❌ Decline").await;
     assert_eq!(
         hook_output(child).await,
         json!({"hookSpecificOutput": {"hookEventName": "Elicitation", "action": "decline"}})

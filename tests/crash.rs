@@ -284,6 +284,29 @@ async fn sigkill_at_random_moments_loses_no_acknowledged_answer() {
         acked_count > 0,
         "no tap was ever acknowledged: the test exercised nothing"
     );
+    // The audit trail after the restart: the chain verifies (a line torn by a kill is repaired, and recorded),
+    // and every acknowledged tap has its line.
+    let (intact, entries) = arbiter_zebu::queue::audit::read(q.root())
+        .unwrap()
+        .unwrap_or_else(|broken| {
+            panic!("the audit chain does not verify after the restart: {broken}")
+        });
+    for tap in &acked {
+        let found = entries.iter().any(|e| match tap {
+            Tap::Answer {
+                plan,
+                decision,
+                key,
+            } => {
+                e.action == "answer"
+                    && e.plan == *plan
+                    && e.decision.as_deref() == Some(decision.as_str())
+                    && e.value.as_deref() == Some(key.as_str())
+            }
+            Tap::Submit { plan } => e.action == "submit" && e.plan == *plan,
+        });
+        assert!(found, "acknowledged {tap:?} has no audit line ({intact:?})");
+    }
     eprintln!(
         "crash test done: {kills} kills, {acked_count} acknowledged taps, {} plans completed ({} of them with a deadline), {:?}",
         completed.len(),

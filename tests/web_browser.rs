@@ -17,6 +17,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 
 use serde_json::json;
@@ -204,6 +205,7 @@ fn queue() -> TempQueue {
     queue.drop_plan("c1.md", &custom_plan("c1"));
     queue.drop_plan("s1.md", &custom_plan("s1"));
     queue.drop_plan("rich.md", RICH_CONTEXT);
+    queue.drop_plan("r1.md", &plan_with("r1", "s", 1));
     queue.drop_plan("kinds.md", KINDS);
     let urgent = plan_with("u1", "s", 1).replace(
         "priority: normal",
@@ -229,6 +231,7 @@ async fn the_dashboard_in_a_browser() {
     answer_by_click_and_by_keyboard(&dash, &c).await;
     custom_answer_and_submit(&dash, &c).await;
     stale_view(&dash, &c).await;
+    request_changes(&dash, &c).await;
     bulk_ten_plans(&dash, &c).await;
     live_update(&dash, &c).await;
     every_kind(&dash, &c, axe_script().as_deref()).await;
@@ -343,6 +346,33 @@ async fn stale_view(dash: &Dash, c: &Client) {
     assert_eq!(dash.run.queue.read("pending", "s1.md"), changed);
 }
 
+/// 🔁 Request changes typed into the plan page's form, a line break included: the plan leaves the queue for
+/// returned/ with `status: changes_requested` and the feedback as typed (the browser posts the line break as CRLF;
+/// the file holds `\n`).
+async fn request_changes(dash: &Dash, c: &Client) {
+    c.goto(&format!("{}/plan?id=r1", dash.base)).await.unwrap();
+    wait_for(c, "What should the agent change?").await;
+    c.find(Locator::Css("form.request-changes textarea[name=feedback]"))
+        .await
+        .unwrap()
+        .send_keys(&format!(
+            "Split it: \"db\" first{}then the cache",
+            char::from(Key::Enter)
+        ))
+        .await
+        .unwrap();
+    click(c, "form.request-changes button[type=submit]").await;
+    wait_for(c, "sent back to its agent").await;
+    assert!(dash.run.queue.files("pending").iter().all(|f| f != "r1.md"));
+    let sent = dash.run.queue.read("returned", "r1.md");
+    assert!(sent.contains("\nstatus: changes_requested\n"), "{sent}");
+    assert!(
+        sent.contains("\nfeedback: \"Split it: \\\"db\\\" first\\nthen the cache\"\n"),
+        "{sent}"
+    );
+    assert!(sent.contains("\nfeedback_by: 93533553\n"), "{sent}");
+}
+
 async fn bulk_ten_plans(dash: &Dash, c: &Client) {
     c.goto(&format!("{}/queue", dash.base)).await.unwrap();
     wait_for(c, "Plan b9").await;
@@ -443,6 +473,7 @@ async fn every_kind(dash: &Dash, c: &Client, axe: Option<&str>) {
     if let Some(axe) = axe {
         assert_accessible(c, axe, "answer kinds").await;
     }
+    screenshot(c, "kinds").await;
 
     click(c, "#d0 input[name=pick][value='0']").await;
     click(c, "#d0 input[name=pick][value='2']").await;

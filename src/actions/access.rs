@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use crate::plan::{Diagnostic, Outline, Plan};
+use crate::plan::{Diagnostic, Outline, Plan, Summary};
 
 use super::{Action, Actor};
 
@@ -173,14 +173,19 @@ impl Access {
     /// True when `user` is one of the plan's approvers, or was escalated to and the escalation happened.
     fn approves<P: Outline + ?Sized>(&self, user: u64, plan: &P) -> bool {
         let timing = plan.timing();
-        let escalated = timing.escalated_at.is_some()
-            && timing
-                .escalate_to
-                .iter()
-                .any(|p| self.resolve(p) == Some(user));
-        // Without an `approvers` list every member approves (callers have checked membership).
-        let listed = &plan.approval().approvers;
-        escalated || listed.is_empty() || listed.iter().any(|p| self.resolve(p) == Some(user))
+        let escalated: &[String] = if timing.escalated_at.is_some() {
+            &timing.escalate_to
+        } else {
+            &[]
+        };
+        self.listed(user, &plan.approval().approvers, escalated)
+    }
+
+    /// True when `user` is among `approvers` (every member when it is empty: callers have checked membership) or
+    /// among the people a plan was `escalated` to.
+    fn listed(&self, user: u64, approvers: &[String], escalated: &[String]) -> bool {
+        let named = |people: &[String]| people.iter().any(|p| self.resolve(p) == Some(user));
+        named(escalated) || approvers.is_empty() || named(approvers)
     }
 
     /// What `actor` may do on `plan`.
@@ -217,6 +222,20 @@ impl Access {
     #[must_use]
     pub fn sees<P: Outline + ?Sized>(&self, actor: Actor, plan: &P) -> bool {
         self.role(actor, plan) != Role::Nobody
+    }
+
+    /// [`Access::sees`] for a completed plan known by its summary (the history index's): its approvers, the
+    /// people it was escalated to, and its decisions' delegates see it.
+    #[must_use]
+    pub fn sees_summary(&self, actor: Actor, plan: &Summary) -> bool {
+        match actor {
+            Actor::Deadline => true,
+            Actor::User(user) if !self.is_member(user) => false,
+            Actor::User(user) => {
+                self.listed(user, &plan.approvers, &plan.escalated_to)
+                    || plan.decisions.iter().any(|d| d.delegated_to == Some(user))
+            }
+        }
     }
 
     /// The people an approver `user` of `plan` may delegate its decisions to: every other member. Nobody for

@@ -268,3 +268,41 @@ fn names_show_instead_of_ids() {
     assert_eq!(a.resolve("bob"), Some(BOB));
     assert_eq!(a.resolve(&CAROL.to_string()), Some(CAROL));
 }
+
+/// A completed plan known only by its summary (what the history index holds) is seen by exactly whoever sees the
+/// plan itself: approvers by name or id, every member without a list, delegates, and escalated people only once
+/// the plan was escalated.
+#[test]
+fn a_summary_is_seen_by_whoever_sees_the_plan() {
+    let a = access();
+    let escalation = "created_at: 2026-02-01T09:00:00Z\napprovers: [alice]\nescalate_after: 1h\nescalate_to: [bob]\n";
+    let plans = [
+        plan("", ""),
+        plan("approvers: [alice, 11111111]\n", ""),
+        plan(
+            "approvers: [alice]\n",
+            &format!("delegated_to: {CAROL}\ndelegated_by: {ALICE}\n\n"),
+        ),
+        plan(escalation, ""),
+        plan(
+            &format!("{escalation}escalated_at: 2026-02-01T10:00:00Z\n"),
+            "",
+        ),
+    ];
+    let actors = [ALICE, BOB, CAROL, OUTSIDER]
+        .map(Actor::User)
+        .into_iter()
+        .chain([Actor::Deadline]);
+    for p in &plans {
+        let summary = crate::plan::Summary::of(p);
+        for actor in actors.clone() {
+            assert_eq!(
+                a.sees_summary(actor, &summary),
+                a.sees(actor, p),
+                "{actor:?} on {:?} / {:?}",
+                p.approval.approvers,
+                p.timing.escalated_at
+            );
+        }
+    }
+}

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use teloxide::types::ChatId;
 use tokio::sync::mpsc;
 
-use crate::plan::{Outline, Plan, Priority, Summary};
+use crate::plan::{Brief, Outline, Plan, Priority};
 use crate::queue::Listed;
 use crate::telegram::views;
 
@@ -44,10 +44,10 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
                 Err(_) => {
                     let burst = std::mem::take(&mut held);
                     for heads in [Heads::New, Heads::Reminder] {
-                        let plans: Vec<&Summary> = burst
+                        let plans: Vec<&Brief> = burst
                             .iter()
                             .filter(|(h, _)| *h == heads)
-                            .map(|(_, l)| &l.summary)
+                            .map(|(_, l)| &l.brief)
                             .collect();
                         if !plans.is_empty() {
                             let silent = quiet(&ctx, plans.iter().copied());
@@ -63,7 +63,7 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
         let Some(notice) = notice else { break };
         match notice {
             Notice::Startup(plans) => {
-                let plans: Vec<&Summary> = plans.iter().map(|l| &l.summary).collect();
+                let plans: Vec<&Brief> = plans.iter().map(|l| &l.brief).collect();
                 let silent =
                     quiet_hours(&ctx) && !plans.iter().any(|p| p.priority() == Priority::Urgent);
                 to_approvers(&ctx, &plans, views::startup_summary, silent).await;
@@ -131,30 +131,30 @@ async fn announce(
     for (heads, plan) in items {
         if held.is_empty() && recent.len() < BURST_LIMIT {
             recent.push_back(Instant::now());
-            let summary = &plan.summary;
-            let silent = quiet(ctx, [summary]);
+            let brief = &plan.brief;
+            let silent = quiet(ctx, [brief]);
             // A revision alone is announced with what changed since the revision before it: both read whole.
             let revised = match heads {
-                Heads::New if summary.revision() > 1 => {
+                Heads::New if brief.revision() > 1 => {
                     let queue = ctx.actions.queue();
                     queue
-                        .kept_revision(summary.id(), summary.revision() - 1)
-                        .zip(queue.find_pending(summary.id()).ok().flatten())
+                        .kept_revision(brief.id(), brief.revision() - 1)
+                        .zip(queue.find_pending(brief.id()).ok().flatten())
                 }
                 _ => None,
             };
-            let view = |plans: &[&Summary]| match (&revised, plans) {
+            let view = |plans: &[&Brief]| match (&revised, plans) {
                 (Some((before, now)), [_]) => views::revision_announcement(&now.plan, before),
                 _ => burst_view(heads, plans),
             };
-            to_approvers(ctx, &[summary], view, silent).await;
+            to_approvers(ctx, &[brief], view, silent).await;
         } else {
             held.push((heads, plan));
         }
     }
 }
 
-fn burst_view(heads: Heads, plans: &[&Summary]) -> views::View {
+fn burst_view(heads: Heads, plans: &[&Brief]) -> views::View {
     let now = chrono::Utc::now();
     match (heads, plans) {
         (Heads::New, [one]) => views::announcement(*one),

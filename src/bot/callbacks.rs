@@ -18,7 +18,7 @@ use crate::telegram::views::navigation::{
 };
 
 use super::context::Ctx;
-use super::state::{CustomMode, Reply};
+use super::state::{CustomMode, Reply, Target};
 
 const STALE: &str = "This plan changed since this view was drawn. Nothing was recorded; here is the current version.";
 const INVALID: &str = "This button is no longer valid.";
@@ -99,7 +99,7 @@ pub async fn handle(ctx: &Ctx, q: CallbackQuery) {
 
 impl Tap<'_> {
     /// ✅ Done's action with the options toggled on the decision as shown; without toggles, the picks the view
-    /// showed (the recorded answer, read from the file: the snapshot keeps only summaries).
+    /// showed (the recorded answer, read from the file: the snapshot keeps only briefs).
     async fn with_toggles(&self, id: &str, index: usize, action: Action) -> Action {
         let Action::AnswerMulti { seen, .. } = &action else {
             return action;
@@ -328,7 +328,7 @@ impl Tap<'_> {
             .await;
         let mode = CustomMode {
             plan_id: plan.id.clone(),
-            decision_id: d.id.clone(),
+            target: Target::Decision(d.id.clone()),
             reply,
             prompt: sent.ok().map(|m| m.0),
         };
@@ -351,7 +351,9 @@ impl Tap<'_> {
             .await;
         let mode = CustomMode {
             plan_id: plan.id.clone(),
-            decision_id: crate::actions::seen::of_answers(plan),
+            target: Target::Plan {
+                seen: crate::actions::seen::of_answers(plan),
+            },
             reply: Reply::RequestChanges,
             prompt: sent.ok().map(|m| m.0),
         };

@@ -33,8 +33,8 @@ pub struct Groups {
     pub(super) given_up: Mutex<HashSet<(String, i64)>>,
     /// Last drawn view of each card (by plan, chat): a card is edited only when it would change.
     pub(super) drawn: Mutex<HashMap<(String, i64), View>>,
-    /// The last pending version of each carded plan, read whole from its file, with the snapshot's summary it was
-    /// read for (a new summary means a new version to read): cards are drawn from it, and the card of a deleted
+    /// The last pending version of each carded plan, read whole from its file, with the snapshot's brief it was
+    /// read for (a new brief means a new version to read): cards are drawn from it, and the card of a deleted
     /// plan too.
     pub(super) last: Mutex<HashMap<String, LastRead>>,
     pub(super) logged: Mutex<HashSet<(i64, Option<i32>)>>,
@@ -42,7 +42,7 @@ pub struct Groups {
     pub(super) wake: tokio::sync::Notify,
 }
 
-/// A carded plan as last read whole from its file, and the snapshot's summary it was read for.
+/// A carded plan as last read whole from its file, and the snapshot's brief it was read for.
 #[derive(Debug, Clone)]
 pub(super) struct LastRead {
     pub(super) read_for: Arc<Listed>,

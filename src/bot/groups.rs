@@ -113,13 +113,13 @@ async fn sync(ctx: &Ctx) {
     let carded: Vec<Arc<Listed>> = ctx.state.with_snapshot(|s| {
         s.plans
             .iter()
-            .filter(|l| !groups.places(&l.summary).is_empty() || groups.cards.has(l.summary.id()))
+            .filter(|l| !groups.places(&l.brief).is_empty() || groups.cards.has(l.brief.id()))
             .cloned()
             .collect()
     });
     let mut still: HashSet<String> = HashSet::new();
     for listed in carded {
-        still.insert(listed.summary.id().to_owned());
+        still.insert(listed.brief.id().to_owned());
         let Some(loaded) = whole(ctx, &listed).await else {
             continue;
         };
@@ -139,10 +139,10 @@ async fn sync(ctx: &Ctx) {
     }
 }
 
-/// The whole plan a card is drawn from: the one read for this summary last time, else read from its file now (the
-/// snapshot keeps summaries). `None`: the file is gone or holds another plan now (the next look will say).
+/// The whole plan a card is drawn from: the one read for this brief last time, else read from its file now (the
+/// snapshot keeps briefs). `None`: the file is gone or holds another plan now (the next look will say).
 async fn whole(ctx: &Ctx, listed: &Arc<Listed>) -> Option<Arc<Loaded>> {
-    let id = listed.summary.id();
+    let id = listed.brief.id();
     if let Some(last) = lock(&ctx.groups.last).get(id)
         && Arc::ptr_eq(&last.read_for, listed)
     {

@@ -12,7 +12,7 @@ use crate::telegram::views::navigation::next_view;
 
 use super::api::Patience;
 use super::context::Ctx;
-use super::state::{CustomMode, Reply};
+use super::state::{CustomMode, Reply, Target};
 
 pub async fn handle(ctx: &Ctx, msg: Message) {
     let Some(user) = msg.from.as_ref().map(|u| u.id.0) else {
@@ -70,13 +70,20 @@ pub async fn handle(ctx: &Ctx, msg: Message) {
 /// A typed reply after ✏️ Custom or 💬 Note: the decision's custom answer, or its note.
 async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, text: &str) {
     let answering = &ctx.state.answering;
-    let typed = answering.typed(user, &mode.plan_id, &mode.decision_id);
-    let action = match (mode.reply, typed) {
-        // A text, a number or an edited proposal: read and checked against the decision as its prompt showed it.
-        // Text of one's own for a `multi`, beside the options toggled so far (without toggles, beside the
-        // recorded ones: the action layer adds it to those).
-        (Reply::Answer, Some((decision, seen))) => {
-            match answering.picks(user, &mode.plan_id, decision, &seen) {
+    let action = match (&mode.target, mode.reply) {
+        (Target::Plan { seen }, _) => Action::RequestChanges {
+            seen: seen.clone(),
+            feedback: text.to_owned(),
+        },
+        (Target::Decision(id), Reply::Note) => Action::Note {
+            to: Typed::Id(id.clone()),
+            text: text.to_owned(),
+        },
+        (Target::Decision(id), _) => match answering.typed(user, &mode.plan_id, id) {
+            // A text, a number or an edited proposal: read and checked against the decision as its prompt
+            // showed it. Text of one's own for a `multi`, beside the options toggled so far (without toggles,
+            // beside the recorded ones: the action layer adds it to those).
+            Some((decision, seen)) => match answering.picks(user, &mode.plan_id, decision, &seen) {
                 Some(options) => Action::AnswerMulti {
                     decision,
                     options,
@@ -88,19 +95,11 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
                     input: text.to_owned(),
                     seen,
                 },
-            }
-        }
-        (Reply::Answer, None) => Action::Custom {
-            to: Typed::Id(mode.decision_id.clone()),
-            text: text.to_owned(),
-        },
-        (Reply::Note, _) => Action::Note {
-            to: Typed::Id(mode.decision_id.clone()),
-            text: text.to_owned(),
-        },
-        (Reply::RequestChanges, _) => Action::RequestChanges {
-            seen: mode.decision_id.clone(),
-            feedback: text.to_owned(),
+            },
+            None => Action::Custom {
+                to: Typed::Id(id.clone()),
+                text: text.to_owned(),
+            },
         },
     };
     let outcome = ctx
@@ -123,14 +122,16 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
         return send(ctx, chat, &again).await;
     }
     ctx.state.take_custom(user);
-    answering.typed_done(user, &mode.plan_id, &mode.decision_id);
+    if let Target::Decision(id) = &mode.target {
+        answering.typed_done(user, &mode.plan_id, id);
+    }
     match outcome {
         Outcome::Recorded {
             plan,
             decision,
             tell,
         } => {
-            tracing::info!(plan = %plan.plan.id, decision = %mode.decision_id, reply = ?mode.reply, "typed reply recorded");
+            tracing::info!(plan = %plan.plan.id, target = ?mode.target, reply = ?mode.reply, "typed reply recorded");
             if let Some(p) = mode.prompt {
                 ctx.state.forget_prompt(p);
             }

@@ -9,7 +9,7 @@ use crate::queue::{Listed, Loaded, Problem};
 /// What the announcer task is asked to send.
 #[derive(Debug)]
 pub enum Notice {
-    /// Summaries shared with the store's cache and the snapshot: a notice about thousands of plans copies none.
+    /// Briefs shared with the store's cache and the snapshot: a notice about thousands of plans copies none.
     Startup(Vec<Arc<Listed>>),
     New(Vec<Arc<Listed>>),
     Problem(Problem),

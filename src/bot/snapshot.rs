@@ -1,4 +1,4 @@
-//! The daemon's picture of pending/: the summaries of the last look's plans, the files it could not read, the
+//! The daemon's picture of pending/: the briefs of the last look's plans, the files it could not read, the
 //! button references, each member's queue and the plans the clock must watch. A look changes it by what changed:
 //! the plans gone and new are taken out and put in, and what was drawn from the old picture is carried over.
 
@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::actions::Actor;
-use crate::plan::{Outline, Priority, Summary};
+use crate::plan::{Brief, Outline, Priority};
 use crate::queue::{Delta, Listed, Problem};
 use crate::sync::lock;
 use crate::telegram::callback::{PlanRef, plan_ref_bits};
@@ -17,7 +17,7 @@ use crate::telegram::views;
 /// Pending plans from the last look, with their button references.
 #[derive(Debug, Default)]
 pub struct Snapshot {
-    /// Shared with the store's cache: a snapshot holds no copy of a plan. In path order. Summaries: enough for the
+    /// Shared with the store's cache: a snapshot holds no copy of a plan. In path order. Briefs: enough for the
     /// queue, announcements, access checks and the clock, never for a plan's own screens (drawn from the plan the
     /// action layer reads, or read from its file).
     pub plans: Vec<Arc<Listed>>,
@@ -58,7 +58,7 @@ impl Snapshot {
     #[must_use]
     pub fn new(plans: Vec<Arc<Listed>>) -> Snapshot {
         let timed = (0..plans.len())
-            .filter(|&i| plans[i].summary.may_be_due())
+            .filter(|&i| plans[i].brief.may_be_due())
             .collect();
         Snapshot {
             plans,
@@ -96,7 +96,7 @@ impl Snapshot {
                     .plans
                     .iter()
                     .enumerate()
-                    .map(|(i, l)| (plan_ref_bits(l.summary.id()), i))
+                    .map(|(i, l)| (plan_ref_bits(l.brief.id()), i))
                     .collect();
                 Refs {
                     unique: positions.len() == self.plans.len(),
@@ -117,7 +117,7 @@ impl Snapshot {
     /// file among thousands costs moves of pointers and positions and a few comparisons, not a pass over each
     /// plan's memory.
     #[must_use]
-    pub fn after(mut self, change: Delta, sees: impl Fn(Actor, &Summary) -> bool) -> Snapshot {
+    pub fn after(mut self, change: Delta, sees: impl Fn(Actor, &Brief) -> bool) -> Snapshot {
         let old = std::mem::take(&mut self.plans);
         // Positions in `old` of the plans taken out (with their priority, for the counts), and where each new
         // plan goes (the first old plan after it).
@@ -126,7 +126,7 @@ impl Snapshot {
             .iter()
             .filter_map(|path| {
                 let i = old.binary_search_by(|l| l.path.cmp(path)).ok()?;
-                Some((i, old[i].summary.priority()))
+                Some((i, old[i].brief.priority()))
             })
             .collect();
         let at: Vec<usize> = change
@@ -165,7 +165,7 @@ impl Snapshot {
             fresh
                 .iter()
                 .copied()
-                .filter(|&j| plans[j].summary.may_be_due()),
+                .filter(|&j| plans[j].brief.may_be_due()),
         );
         timed.sort_unstable();
 
@@ -201,16 +201,16 @@ impl Snapshot {
     pub fn queue_order(
         &self,
         actor: Actor,
-        visible: impl FnOnce(&[&Summary]) -> Vec<usize>,
+        visible: impl FnOnce(&[&Brief]) -> Vec<usize>,
     ) -> Arc<QueueOrder> {
         if let Some(done) = lock(&self.orders).get(&actor) {
             return Arc::clone(done);
         }
-        let all: Vec<&Summary> = self.plans.iter().map(|l| &l.summary).collect();
+        let all: Vec<&Brief> = self.plans.iter().map(|l| &l.brief).collect();
         let seen: Vec<usize> = visible(&all);
-        let theirs: Vec<&Summary> = seen.iter().map(|&i| all[i]).collect();
+        let theirs: Vec<&Brief> = seen.iter().map(|&i| all[i]).collect();
         let sorted: Vec<usize> = views::queue_order(&theirs);
-        let ordered: Vec<&Summary> = sorted.iter().map(|&j| theirs[j]).collect();
+        let ordered: Vec<&Brief> = sorted.iter().map(|&j| theirs[j]).collect();
         let made = Arc::new(QueueOrder {
             counts: views::queue_counts(&ordered),
             per_priority: Priority::ALL
@@ -234,7 +234,7 @@ impl Refs {
             None => false,
         });
         for &j in fresh {
-            match self.positions.entry(plan_ref_bits(plans[j].summary.id())) {
+            match self.positions.entry(plan_ref_bits(plans[j].brief.id())) {
                 Entry::Occupied(mut shared) => {
                     self.unique = false;
                     if *shared.get() < j {
@@ -259,7 +259,7 @@ impl QueueOrder {
         out: &HashMap<usize, Priority>,
         fresh: &[usize],
         plans: &[Arc<Listed>],
-        sees: impl Fn(&Summary) -> bool,
+        sees: impl Fn(&Brief) -> bool,
     ) -> QueueOrder {
         let mut per_priority = self.per_priority;
         let mut order = Vec::with_capacity(self.order.len() + fresh.len());
@@ -274,10 +274,10 @@ impl QueueOrder {
             }
         }
         for &j in fresh {
-            let plan = &plans[j].summary;
+            let plan = &plans[j].brief;
             if sees(plan) {
                 let at =
-                    order.partition_point(|&o| views::goes_before(&plans[o].summary, o, plan, j));
+                    order.partition_point(|&o| views::goes_before(&plans[o].brief, o, plan, j));
                 order.insert(at, j);
                 per_priority[rank(plan.priority())] += 1;
             }

@@ -1,4 +1,4 @@
-//! What the daemon keeps in memory: the last look at pending/ (summaries for drawing the queue and announcements
+//! What the daemon keeps in memory: the last look at pending/ (briefs for drawing the queue and announcements
 //! and resolving button references — every edit re-reads the file), who is typing a custom answer, and what was
 //! already announced.
 
@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::{Instant, SystemTime};
 
 use crate::actions::Actor;
-use crate::plan::Summary;
+use crate::plan::Brief;
 use crate::queue::{Delta, Problem};
 use crate::telegram::callback::{PlanRef, plan_ref};
 
@@ -24,16 +24,24 @@ pub enum Reply {
     Answer,
     /// 💬 Note: the decision's note (the answer stays).
     Note,
-    /// 🔁 Request changes: the owner's request for changes to the whole plan (`decision_id` then holds the
-    /// fingerprint of the answers the review showed, `seen::of_answers`).
+    /// 🔁 Request changes: the owner's request for changes to the whole plan.
     RequestChanges,
+}
+
+/// What a typed reply is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// One decision (its answer or note), by id.
+    Decision(String),
+    /// The whole plan, as the review showed its answers (`seen::of_answers`): a request for changes.
+    Plan { seen: String },
 }
 
 /// The owner asked to type a custom answer (or a note) for this decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CustomMode {
     pub plan_id: String,
-    pub decision_id: String,
+    pub target: Target,
     pub reply: Reply,
     /// The force-reply prompt, so a reply to it is recognised even after other messages.
     pub prompt: Option<i32>,
@@ -103,7 +111,7 @@ impl State {
 
     /// Replaces the snapshot with the one after a look that changed what `change` holds ([`Snapshot::after`]: the
     /// button references and the queues drawn are carried over), and fires [`State::changes`].
-    pub fn advance_snapshot(&self, change: Delta, sees: impl Fn(Actor, &Summary) -> bool) {
+    pub fn advance_snapshot(&self, change: Delta, sees: impl Fn(Actor, &Brief) -> bool) {
         let mut current = self
             .snapshot
             .write()
@@ -226,7 +234,7 @@ mod tests {
         );
         Arc::new(Listed {
             path: PathBuf::from(format!("{id}.md")),
-            summary: Summary::of(&crate::plan::parse(&text, id).unwrap()),
+            brief: Brief::of(&crate::plan::parse(&text, id).unwrap()),
         })
     }
 
@@ -240,7 +248,7 @@ mod tests {
         let ids = |q: &QueueOrder| -> Vec<String> {
             q.order
                 .iter()
-                .map(|&i| s.plans[i].summary.id().to_owned())
+                .map(|&i| s.plans[i].brief.id().to_owned())
                 .collect()
         };
         let everything = s.queue_order(Actor::User(1), |plans| (0..plans.len()).collect());

@@ -4,8 +4,8 @@ use chrono::{DateTime, NaiveDate, Utc};
 use teloxide::types::ChatId;
 
 use crate::actions::Actor;
-use crate::plan::Plan;
 use crate::plan::timing::parse_time;
+use crate::plan::{Plan, Summary};
 use crate::queue::StoreError;
 use crate::stats::{self, Stats};
 use crate::telegram::views::{self, View};
@@ -16,23 +16,24 @@ use super::context::Ctx;
 /// The period `/stats` covers, in days back from now (as `arbiter stats` without `--since`).
 pub const STATS_DAYS: u32 = 30;
 
-/// The completed and pending plans `user` may see (the same filter as their queue), read from disk.
-async fn visible_plans(ctx: &Ctx, user: u64) -> Result<(Vec<Plan>, Vec<Plan>), StoreError> {
+/// The completed plans (their summaries, from the history index) and pending plans `user` may see (the same
+/// filter as their queue).
+async fn visible_plans(ctx: &Ctx, user: u64) -> Result<(Vec<Summary>, Vec<Plan>), StoreError> {
     let ctx2 = ctx.clone();
     let read = move || -> Result<_, StoreError> {
         let queue = ctx2.queue();
         let since = chrono::Utc::now() - chrono::Duration::days(i64::from(STATS_DAYS) + 1);
-        let completed = queue.scan_completed_since(since)?;
+        let mut completed = queue.completed_since(since)?;
+        completed.retain(|s| ctx2.actions.access().sees_summary(Actor::User(user), s));
         let mut pending = queue.scan_pending()?;
         ctx2.admit(&mut pending);
-        let mine = |scan: &crate::queue::Scan| -> Vec<Plan> {
-            ctx2.actions
-                .visible(Actor::User(user), scan.plans.iter().map(|l| &l.plan))
-                .into_iter()
-                .cloned()
-                .collect()
-        };
-        Ok((mine(&completed), mine(&pending)))
+        let pending = ctx2
+            .actions
+            .visible(Actor::User(user), pending.plans.iter().map(|l| &l.plan))
+            .into_iter()
+            .cloned()
+            .collect();
+        Ok((completed, pending))
     };
     tokio::task::spawn_blocking(read)
         .await
@@ -45,7 +46,7 @@ async fn visible_plans(ctx: &Ctx, user: u64) -> Result<(Vec<Plan>, Vec<Plan>), S
 /// A person is shown by their name from `people`, else by user id (as in `arbiter stats`).
 fn figures(
     ctx: &Ctx,
-    completed: &[Plan],
+    completed: &[Summary],
     pending: &[Plan],
     since: DateTime<Utc>,
     now: DateTime<Utc>,
@@ -116,7 +117,7 @@ pub async fn digest_view(ctx: &Ctx, user: u64, today: NaiveDate) -> Result<View,
         let nothing = figures(ctx, &[], &[], now, now);
         return Ok(views::digest(&queue_now, yesterday, &nothing));
     };
-    let that_day: Vec<Plan> = completed
+    let that_day: Vec<Summary> = completed
         .into_iter()
         .filter(|p| {
             p.completed_at

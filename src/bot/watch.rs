@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use crate::actions::Actor;
-use crate::plan::{Diagnostic, Outline, Summary};
+use crate::plan::{Brief, Diagnostic, Outline};
 use crate::queue::watcher::Signals;
-use crate::queue::{Delta, Listed, Listing, Problem, Scan, StoreError, Summaries};
+use crate::queue::{Briefs, Delta, Listed, Listing, Problem, Scan, StoreError};
 use crate::telegram::callback::PlanRef;
 use crate::telegram::views::{self, View};
 
@@ -37,7 +37,7 @@ impl Ctx {
             return Ok(());
         }
         let queue = self.queue().clone();
-        let mut all = tokio::task::spawn_blocking(move || queue.summaries())
+        let mut all = tokio::task::spawn_blocking(move || queue.briefs())
             .await
             .map_err(|e| StoreError::Io {
                 path: self.queue().pending_dir(),
@@ -59,11 +59,11 @@ impl Ctx {
         scan.problems.extend(rejected);
     }
 
-    /// [`Ctx::admit`] for the summaries of every pending plan.
-    pub fn admit_all(&self, all: &mut Summaries) {
+    /// [`Ctx::admit`] for the briefs of every pending plan.
+    pub fn admit_all(&self, all: &mut Briefs) {
         let access = self.actions.access();
         let rejected = reject(&mut all.plans, |l| {
-            (&l.path, access.unknown_people(&l.summary))
+            (&l.path, access.unknown_people(&l.brief))
         });
         all.problems.extend(rejected);
     }
@@ -72,7 +72,7 @@ impl Ctx {
     fn admit_change(&self, change: &mut Delta) {
         let access = self.actions.access();
         let rejected = reject(&mut change.plans, |l| {
-            (&l.path, access.unknown_people(&l.summary))
+            (&l.path, access.unknown_people(&l.brief))
         });
         change.problems.extend(rejected);
     }
@@ -82,7 +82,7 @@ impl Ctx {
     pub async fn resolve(&self, r: &PlanRef) -> Option<String> {
         let id = self
             .state
-            .with_snapshot(|s| s.by_ref(r).map(|l| l.summary.id().to_owned()));
+            .with_snapshot(|s| s.by_ref(r).map(|l| l.brief.id().to_owned()));
         if id.is_some() {
             return id;
         }
@@ -90,7 +90,7 @@ impl Ctx {
             tracing::warn!(error = %e, "rescan failed");
         }
         self.state
-            .with_snapshot(|s| s.by_ref(r).map(|l| l.summary.id().to_owned()))
+            .with_snapshot(|s| s.by_ref(r).map(|l| l.brief.id().to_owned()))
     }
 
     /// Looks at the files events named since the last look (waits for a look under way, never for a listing).
@@ -163,7 +163,7 @@ impl Ctx {
         self.look_named().await;
         self.state.with_snapshot(|s| {
             let queue = self.queue_order(s, actor);
-            let sorted: Vec<&Summary> = queue.order.iter().map(|&i| &s.plans[i].summary).collect();
+            let sorted: Vec<&Brief> = queue.order.iter().map(|&i| &s.plans[i].brief).collect();
             let view = views::queue_page(&sorted, &queue.counts, page, chrono::Utc::now());
             views::with_dashboard(view, self.dashboard.as_ref())
         })
@@ -215,7 +215,7 @@ fn reject<T>(
 }
 
 /// The start-up scan, before the daemon polls: what is pending now gets one summary, not one message each.
-pub fn initial_scan(ctx: &Ctx, all: Summaries, notices: &mpsc::UnboundedSender<Notice>) {
+pub fn initial_scan(ctx: &Ctx, all: Briefs, notices: &mpsc::UnboundedSender<Notice>) {
     let new = absorb(ctx, all, notices);
     if !new.is_empty() {
         let _ = notices.send(Notice::Startup(new));
@@ -263,7 +263,7 @@ async fn look(ctx: &Ctx, wanted: Look, notices: &mpsc::UnboundedSender<Notice>) 
     let new = absorb_change(ctx, change, notices);
     if !new.is_empty() {
         for p in &new {
-            tracing::info!(plan = %p.summary.id(), priority = %p.summary.priority(), "new plan");
+            tracing::info!(plan = %p.brief.id(), priority = %p.brief.priority(), "new plan");
         }
         let _ = notices.send(Notice::New(new));
     }
@@ -273,13 +273,9 @@ async fn look(ctx: &Ctx, wanted: Look, notices: &mpsc::UnboundedSender<Notice>) 
     let _ = tokio::task::spawn_blocking(move || warm.warm_queues()).await;
 }
 
-/// Takes every pending plan's summary into the snapshot and reports settled problems; returns the plans never
+/// Takes every pending plan's brief into the snapshot and reports settled problems; returns the plans never
 /// seen before.
-fn absorb(
-    ctx: &Ctx,
-    mut all: Summaries,
-    notices: &mpsc::UnboundedSender<Notice>,
-) -> Vec<Arc<Listed>> {
+fn absorb(ctx: &Ctx, mut all: Briefs, notices: &mpsc::UnboundedSender<Notice>) -> Vec<Arc<Listed>> {
     ctx.admit_all(&mut all);
     // Only plans the snapshot does not hold (as the same read) can be new: a look at one dropped file among
     // thousands checks one id against what was announced, not thousands.
@@ -326,7 +322,7 @@ fn first_seen(ctx: &Ctx, fresh: Vec<Arc<Listed>>) -> Vec<Arc<Listed>> {
     let mut announced = ctx.state.lock_announced();
     fresh
         .into_iter()
-        .filter(|l| announced.insert(announce_key(&l.summary)))
+        .filter(|l| announced.insert(announce_key(&l.brief)))
         .collect()
 }
 
@@ -380,12 +376,12 @@ mod tests {
             format!("---\nid: {id}\n---\n# {id}\n\n## Decision 1: D\n\n**Options:**\n- `a` — A\n");
         Arc::new(Listed {
             path: PathBuf::from(format!("{id}.md")),
-            summary: Summary::of(&crate::plan::parse(&text, id).unwrap()),
+            brief: Brief::of(&crate::plan::parse(&text, id).unwrap()),
         })
     }
 
     fn ids(plans: &[Arc<Listed>]) -> Vec<&str> {
-        plans.iter().map(|l| l.summary.id()).collect()
+        plans.iter().map(|l| l.brief.id()).collect()
     }
 
     #[test]

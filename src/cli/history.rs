@@ -42,10 +42,11 @@ pub fn run(
     })?;
     let mut kept: Vec<&Record> = found
         .iter()
-        .filter(|r| agent.is_none_or(|a| r.agent.as_deref() == Some(a)))
+        .filter(|r| agent.is_none_or(|a| r.plan.agent.as_deref() == Some(a)))
         .filter(|r| {
             since.is_none_or(|s| {
-                r.completed_at
+                r.plan
+                    .completed_at
                     .as_deref()
                     .and_then(parse_time)
                     .is_some_and(|t| t >= s)
@@ -53,23 +54,25 @@ pub fn run(
         })
         .collect();
     // Newest first.
-    kept.sort_by(|a, b| b.completed_at.cmp(&a.completed_at).then(a.id.cmp(&b.id)));
+    kept.sort_by(|a, b| {
+        (b.plan.completed_at.cmp(&a.plan.completed_at)).then(a.plan.id.cmp(&b.plan.id))
+    });
     if json {
         let dir = queue.completed_dir();
         let items: Vec<Item> = kept
             .iter()
             .map(|r| Item {
-                id: &r.id,
-                title: &r.title,
-                agent: r.agent.as_deref(),
-                tag: r.tag.as_deref(),
-                created_at: r.created_at.as_deref(),
-                completed_at: r.completed_at.as_deref(),
+                id: &r.plan.id,
+                title: &r.plan.title,
+                agent: r.plan.agent.as_deref(),
+                tag: r.plan.tag.as_deref(),
+                created_at: r.plan.created_at.as_deref(),
+                completed_at: r.plan.completed_at.as_deref(),
                 file: dir.join(&r.file).display().to_string(),
                 answers: r
-                    .answers
-                    .iter()
-                    .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+                    .answers()
+                    .into_iter()
+                    .map(|(k, v)| (k.to_owned(), serde_json::Value::String(v.to_owned())))
                     .collect(),
             })
             .collect();
@@ -87,18 +90,22 @@ fn table(records: &[&Record]) -> String {
     let header = ["COMPLETED", "AGENT", "TITLE", "ANSWERS", "ID"].map(str::to_owned);
     let mut rows = vec![header];
     for r in records {
-        let answers: Vec<String> = r.answers.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+        let answers: Vec<String> = r
+            .answers()
+            .into_iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect();
         let mut answers = answers.join(", ");
         if answers.chars().count() > 60 {
             answers = answers.chars().take(59).collect::<String>() + "…";
         }
-        let title: String = r.title.chars().take(50).collect();
+        let title: String = r.plan.title.chars().take(50).collect();
         rows.push([
-            r.completed_at.clone().unwrap_or_default(),
-            r.agent.clone().unwrap_or_default(),
+            r.plan.completed_at.clone().unwrap_or_default(),
+            r.plan.agent.clone().unwrap_or_default(),
             title,
             answers,
-            r.id.clone(),
+            r.plan.id.clone(),
         ]);
     }
     aligned(&rows)

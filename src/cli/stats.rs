@@ -19,19 +19,18 @@ pub fn run(queue: Option<&Path>, since: Option<&str>, json: bool) -> Result<(), 
     let since = parse_since(since.unwrap_or(DEFAULT_SINCE), now).map_err(AgentError::Invalid)?;
     let queue = super::open_queue(queue)?;
     let pending = queue.scan_pending()?;
-    let completed = queue.scan_completed_since(since)?;
-    for problem in pending.problems.iter().chain(&completed.problems) {
+    let completed = queue.completed_since(since)?;
+    for problem in &pending.problems {
         eprintln!("arbiter: warning: {}", problem.diagnostic);
     }
-    let plans = |scan: crate::queue::Scan| {
-        scan.plans
-            .into_iter()
-            // Shared with the store's cache only for pending/: take the plan, cloning only then.
-            .map(|l| {
-                std::sync::Arc::try_unwrap(l).map_or_else(|shared| shared.plan.clone(), |l| l.plan)
-            })
-            .collect::<Vec<_>>()
-    };
+    let pending: Vec<_> = pending
+        .plans
+        .into_iter()
+        // Shared with the store's cache: take the plan, cloning only then.
+        .map(|l| {
+            std::sync::Arc::try_unwrap(l).map_or_else(|shared| shared.plan.clone(), |l| l.plan)
+        })
+        .collect();
     // A person is shown by their name from the config's `people` when this machine has a config, else by id.
     let access = super::configured_access();
     let name = |who: &str| {
@@ -39,7 +38,7 @@ pub fn run(queue: Option<&Path>, since: Option<&str>, json: bool) -> Result<(), 
             .as_ref()
             .map_or_else(|| who.to_owned(), |a| a.display(who))
     };
-    let stats = stats::compute(&plans(completed), &plans(pending), since, now, &name);
+    let stats = stats::compute(&completed, &pending, since, now, &name);
     if json {
         super::print_json(&stats)?;
     } else {

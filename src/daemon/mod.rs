@@ -110,15 +110,19 @@ pub async fn run(
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), DaemonError> {
     let mut queue = Queue::open(&settings.queue_dir, settings.notifications)?;
-    // Without the dashboard (whose pages search and render every pending plan whole) the daemon keeps a summary
+    // Without the dashboard (whose pages search and render every pending plan whole) the daemon keeps a brief
     // per pending plan: the bot reads a plan whole from its file when it draws one of the plan's own screens.
     if settings.web.is_none() {
-        queue = queue.keeping_summaries();
+        queue = queue.keeping_briefs();
     }
     let _lock = lockfile::acquire(queue.root())?;
     let (recovered, scan) = queue.recover_scan()?;
     for l in &recovered {
         tracing::info!(plan = %l.plan.id, "finished a submit interrupted by a crash");
+    }
+    // A line torn by a crash in the middle of an append is cut off and recorded, so the chain verifies again.
+    if let Err(e) = crate::queue::audit::repair(queue.root(), &crate::clock::now()) {
+        tracing::error!(error = %e, "can't repair the audit trail's last line");
     }
 
     let api = Api::new(
@@ -182,7 +186,7 @@ pub fn mini_app_url(dashboard_url: Option<&str>) -> Option<url::Url> {
 async fn start(
     ctx: Ctx,
     settings: &Settings,
-    first_scan: crate::queue::Summaries,
+    first_scan: crate::queue::Briefs,
 ) -> Result<(), DaemonError> {
     let offset = bot::connect(&ctx).await?;
     let (notice_tx, notice_rx) = mpsc::unbounded_channel();

@@ -1,5 +1,6 @@
 //! The plan core: parse decision files, diagnose bad ones, and edit them surgically. Pure and synchronous.
 
+mod brief;
 mod diagnostic;
 pub mod diff;
 pub mod duration;
@@ -17,6 +18,7 @@ mod summary;
 pub mod timing;
 pub mod yaml_value;
 
+pub use brief::{Brief, Outline};
 pub use diagnostic::Diagnostic;
 pub use edit::{
     Edit, EditError, Parsed, answers_of, apply, apply_parsed, apply_to, carries, revise,
@@ -29,7 +31,7 @@ pub use model::{
 };
 pub use parse::{parse, parse_bytes};
 pub use people::Approval;
-pub use summary::{Outline, Summary};
+pub use summary::{DecisionSummary, Summary};
 pub use timing::{Due, OnDeadline, Timing};
 
 #[cfg(test)]

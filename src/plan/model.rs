@@ -100,8 +100,11 @@ impl fmt::Display for PlanStatus {
     }
 }
 
-/// Where one decision is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+/// Where one decision is (serialized as the file writes it: `pending`, `answered`, `skipped`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum DecisionStatus {
     #[default]
     Pending,

@@ -1,234 +1,132 @@
-//! A pending plan's summary: what the queue listing, the announcements, the access checks and the clock read of a
-//! plan, in a couple of hundred bytes instead of the whole parsed plan (its context and every decision's title,
-//! options, answer and note). [`Outline`] is what those readers take, so they read a whole [`Plan`] and a
-//! [`Summary`] alike; a plan's own screens (a decision, the review, a card, a toggle) take the whole plan, read
-//! from its file when they are drawn.
+//! What the history and the stats keep of a completed plan, and who may see it: small enough to hold one per plan
+//! in the history index beside `completed/` (`queue::history`), so `arbiter history`, `arbiter stats` and the
+//! dashboard over 100,000 plans read the index instead of every file. Made from the parsed plan; never edited.
 
-use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 
-use super::people::Approval;
-use super::timing::{Due, OnDeadline, Timing};
-use super::{DecisionStatus, Plan, PlanStatus, Priority};
+use super::{Decision, DecisionStatus, Plan};
 
-/// What the queue listing, announcements, access checks and the clock read of a plan: the plan itself, or its
-/// [`Summary`].
-pub trait Outline {
-    fn id(&self) -> &str;
-    fn title(&self) -> &str;
-    fn priority(&self) -> Priority;
-    fn status(&self) -> PlanStatus;
-    /// 1 for a plan as first pushed, N+1 for the agent's answer to revision N.
-    fn revision(&self) -> u32;
-    fn tag(&self) -> Option<&str>;
-    fn agent(&self) -> Option<&str>;
-    /// `created_at` as written.
-    fn created_at(&self) -> Option<&str>;
-    /// Deadline, reminders and escalation.
-    fn timing(&self) -> &Timing;
-    /// Approvers, required sign-offs and the sign-offs so far.
-    fn approval(&self) -> &Approval;
-    /// How many decisions the plan has.
-    fn decision_count(&self) -> usize;
-    /// How many of them are still pending.
-    fn pending_decisions(&self) -> usize;
-    /// The decisions delegated to someone: (index, user id), in decision order.
-    fn delegations(&self) -> impl Iterator<Item = (usize, u64)> + '_;
-
-    /// What the daemon's clock must do for this plan at `now` ([`Timing::due`], counting from `created_at`).
-    fn due(&self, now: DateTime<Utc>) -> Due {
-        let created = self.created_at().and_then(super::timing::parse_time);
-        self.timing().due(created, now)
-    }
-}
-
-impl Outline for Plan {
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn title(&self) -> &str {
-        &self.title
-    }
-    fn priority(&self) -> Priority {
-        self.priority
-    }
-    fn status(&self) -> PlanStatus {
-        self.status
-    }
-    fn revision(&self) -> u32 {
-        self.revision
-    }
-    fn tag(&self) -> Option<&str> {
-        self.tag.as_deref()
-    }
-    fn agent(&self) -> Option<&str> {
-        self.agent.as_deref()
-    }
-    fn created_at(&self) -> Option<&str> {
-        self.created_at.as_deref()
-    }
-    fn timing(&self) -> &Timing {
-        &self.timing
-    }
-    fn approval(&self) -> &Approval {
-        &self.approval
-    }
-    fn decision_count(&self) -> usize {
-        self.decisions.len()
-    }
-    fn pending_decisions(&self) -> usize {
-        self.remaining()
-    }
-    fn delegations(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
-        self.decisions
-            .iter()
-            .enumerate()
-            .filter_map(|(i, d)| d.delegated_to.map(|to| (i, to)))
-    }
-    fn due(&self, now: DateTime<Utc>) -> Due {
-        Plan::due(self, now)
-    }
-}
-
-/// A plan as the daemon keeps it while it is pending: see the module documentation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A completed plan, as the history lists it and the stats count it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
-    id: Box<str>,
-    title: Box<str>,
-    tag: Option<Box<str>>,
-    agent: Option<Box<str>>,
-    created_at: Option<Box<str>>,
-    /// Timing, approval and delegations; `None` when none of them says anything (most plans): no allocation.
-    people: Option<Box<People>>,
-    decisions: u32,
-    pending: u32,
-    revision: u32,
-    priority: Priority,
-    status: PlanStatus,
+    pub id: String,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<String>,
+    /// `revision` (1 unless the agent revised the plan; earlier revisions are in `revisions/`).
+    #[serde(default = "first", skip_serializing_if = "is_first")]
+    pub revision: u32,
+    /// `approvers` as written (empty: every member).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approvers: Vec<String>,
+    /// `escalate_to` as written, once the plan was escalated (empty before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub escalated_to: Vec<String>,
+    pub decisions: Vec<DecisionSummary>,
 }
 
-/// The rarely set parts of a summary.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct People {
-    timing: Timing,
-    approval: Approval,
-    /// (decision index, user id).
-    delegated: Box<[(u32, u64)]>,
+/// One decision of a [`Summary`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecisionSummary {
+    pub id: String,
+    pub status: DecisionStatus,
+    /// The recorded answer as the file holds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<String>,
+    /// [`Decision::is_custom_answer`].
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub custom: bool,
+    /// An edited proposal (`edited: true`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub edited: bool,
+    /// `delegated_to`: the member it was delegated to (who may see the plan for it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delegated_to: Option<u64>,
 }
 
-/// The timing of a plan that has none.
-static NO_TIMING: Timing = Timing {
-    deadline: None,
-    on_deadline: OnDeadline::Wait,
-    remind_every: None,
-    escalate_after: None,
-    escalate_to: Vec::new(),
-    escalate_to_line: 0,
-    reminded_at: None,
-    escalated_at: None,
-};
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+fn is_false(b: &bool) -> bool {
+    !*b
+}
 
-/// The approval of a plan that names nobody.
-static NO_APPROVAL: Approval = Approval {
-    approvers: Vec::new(),
-    approvers_line: 0,
-    require: 1,
-    require_line: 0,
-    signoffs: Vec::new(),
-};
+fn first() -> u32 {
+    1
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+fn is_first(n: &u32) -> bool {
+    *n == 1
+}
 
 impl Summary {
-    /// The summary of `plan`.
     #[must_use]
     pub fn of(plan: &Plan) -> Summary {
-        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-        let delegated: Box<[(u32, u64)]> =
-            plan.delegations().map(|(i, to)| (count(i), to)).collect();
-        let people =
-            (plan.timing != NO_TIMING || plan.approval != NO_APPROVAL || !delegated.is_empty())
-                .then(|| {
-                    Box::new(People {
-                        timing: plan.timing.clone(),
-                        approval: plan.approval.clone(),
-                        delegated,
-                    })
-                });
-        let text = |s: &Option<String>| s.as_deref().map(Box::from);
         Summary {
-            id: plan.id.as_str().into(),
-            title: plan.title.as_str().into(),
-            tag: text(&plan.tag),
-            agent: text(&plan.agent),
-            created_at: text(&plan.created_at),
-            people,
-            decisions: count(plan.decisions.len()),
-            pending: count(plan.count(DecisionStatus::Pending)),
+            id: plan.id.clone(),
+            title: plan.title.clone(),
+            agent: plan.agent.clone(),
+            tag: plan.tag.clone(),
+            created_at: plan.created_at.clone(),
+            completed_at: plan.completed_at.clone(),
             revision: plan.revision,
-            priority: plan.priority,
-            status: plan.status,
+            approvers: plan.approval.approvers.clone(),
+            escalated_to: if plan.timing.escalated_at.is_some() {
+                plan.timing.escalate_to.clone()
+            } else {
+                Vec::new()
+            },
+            decisions: plan.decisions.iter().map(DecisionSummary::of).collect(),
         }
     }
 }
 
-impl Summary {
-    /// False when the plan has no deadline, reminders or escalation: the clock never finds it due.
+impl DecisionSummary {
     #[must_use]
-    pub fn may_be_due(&self) -> bool {
-        self.people.as_ref().is_some_and(|p| p.timing != NO_TIMING)
-    }
-}
-
-impl Outline for Summary {
-    fn id(&self) -> &str {
-        &self.id
-    }
-    fn title(&self) -> &str {
-        &self.title
-    }
-    fn priority(&self) -> Priority {
-        self.priority
-    }
-    fn status(&self) -> PlanStatus {
-        self.status
-    }
-    fn revision(&self) -> u32 {
-        self.revision
-    }
-    fn tag(&self) -> Option<&str> {
-        self.tag.as_deref()
-    }
-    fn agent(&self) -> Option<&str> {
-        self.agent.as_deref()
-    }
-    fn created_at(&self) -> Option<&str> {
-        self.created_at.as_deref()
-    }
-    fn timing(&self) -> &Timing {
-        self.people.as_ref().map_or(&NO_TIMING, |p| &p.timing)
-    }
-    fn approval(&self) -> &Approval {
-        self.people.as_ref().map_or(&NO_APPROVAL, |p| &p.approval)
-    }
-    fn decision_count(&self) -> usize {
-        self.decisions as usize
-    }
-    fn pending_decisions(&self) -> usize {
-        self.pending as usize
-    }
-    fn delegations(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
-        self.people
-            .iter()
-            .flat_map(|p| p.delegated.iter())
-            .map(|&(i, to)| (i as usize, to))
-    }
-    /// A plan without timing is never due: the clock's pass over a large queue parses no date for it.
-    fn due(&self, now: DateTime<Utc>) -> Due {
-        if self.people.is_none() {
-            return Due::default();
+    pub fn of(d: &Decision) -> DecisionSummary {
+        DecisionSummary {
+            id: d.id.clone(),
+            status: d.status,
+            answer: d.answer.clone(),
+            answered_at: d.answered_at.clone(),
+            answered_by: d.answered_by.clone(),
+            custom: d.is_custom_answer(),
+            edited: d.edited == Some(true),
+            delegated_to: d.delegated_to,
         }
-        let created = self.created_at().and_then(super::timing::parse_time);
-        self.timing().due(created, now)
     }
 }
 
 #[cfg(test)]
-mod tests;
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_summary_reads_back_as_written() {
+        let text = "---\nid: p1\nagent: a\ntag: db\ntitle: T\ncreated_at: 2026-02-01T10:00:00Z\ncompleted_at: 2026-02-01T11:00:00Z\n---\n# T\n\n## One\n\nid: one\nstatus: answered\nanswer: \"my own words\"\nanswered_at: 2026-02-01T10:30:00Z\nanswered_by: 42\ndelegated_to: 43\n\n**Options:**\n- `a` — A\n\n## Two\n\nid: two\nstatus: skipped\n\n**Options:**\n- `a` — A\n";
+        let plan = crate::plan::parse(text, "x").unwrap();
+        let s = Summary::of(&plan);
+        assert_eq!(
+            (s.agent.as_deref(), s.tag.as_deref(), s.decisions.len()),
+            (Some("a"), Some("db"), 2)
+        );
+        let one = &s.decisions[0];
+        assert!(one.custom && !one.edited);
+        assert_eq!(one.delegated_to, Some(43));
+        assert_eq!(one.answer.as_deref(), Some("my own words"));
+        assert_eq!(s.decisions[1].status, DecisionStatus::Skipped);
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(serde_json::from_str::<Summary>(&json).unwrap(), s);
+        // What is unset is left out: the index stays small.
+        assert!(!json.contains("null") && !json.contains("false"), "{json}");
+    }
+}

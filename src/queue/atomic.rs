@@ -54,6 +54,18 @@ pub fn write_atomic(target: &Path, bytes: &[u8]) -> io::Result<()> {
     sync_dir(target)
 }
 
+/// Opens (creating it if need be) the lock file at `path` and takes its exclusive lock, waiting for any other
+/// holder in this or another process; the lock is held until the file is dropped (or unlocked).
+pub fn hold_lock(path: &Path) -> io::Result<File> {
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)?;
+    lock.lock()?;
+    Ok(lock)
+}
+
 /// Moves `from` to `to` without ever replacing an existing `to` (`AlreadyExists` then).
 pub fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     use rustix::fs::{CWD, RenameFlags, renameat_with};

@@ -94,49 +94,104 @@ fn months(dir: &Path) -> io::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// The last line of `file` (without its newline), if it has one.
+/// The last line of `file` (without its newline), if it has one. Read from the end in growing windows (4 KiB
+/// first, at most [`TAIL`]): a tap costs the same whatever the month file holds.
 fn last_line(file: &mut File) -> io::Result<Option<Vec<u8>>> {
     let len = file.metadata()?.len();
-    let start = len.saturating_sub(TAIL);
-    file.seek(SeekFrom::Start(start))?;
-    let mut tail = Vec::new();
-    file.take(TAIL).read_to_end(&mut tail)?;
-    while tail.last() == Some(&b'\n') {
-        tail.pop();
+    let mut window = 4096;
+    loop {
+        let start = len.saturating_sub(window);
+        file.seek(SeekFrom::Start(start))?;
+        let mut tail = Vec::new();
+        file.take(window).read_to_end(&mut tail)?;
+        while tail.last() == Some(&b'\n') {
+            tail.pop();
+        }
+        match tail.iter().rposition(|b| *b == b'\n') {
+            Some(i) => return Ok(Some(tail[i + 1..].to_vec())),
+            None if start == 0 || window >= TAIL => {
+                return Ok((!tail.is_empty()).then_some(tail));
+            }
+            None => window = (window * 4).min(TAIL),
+        }
     }
-    if tail.is_empty() {
-        return Ok(None);
-    }
-    let from = tail.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    Ok(Some(tail[from..].to_vec()))
 }
 
-/// Appends `change` to the trail under `queue_root`, fsynced before it returns. Blocking.
+/// Appends `change` to the trail under `queue_root`, fsynced before it returns. Blocking. A torn last line (a
+/// process killed, or the machine stopped, in the middle of an append) is first repaired: see [`repair`].
 pub fn append(queue_root: &Path, change: &Change) -> io::Result<Entry> {
     let dir = queue_root.join(DIR);
     fs::create_dir_all(&dir)?;
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join(LOCK))?;
-    lock.lock()?;
+    let lock = super::atomic::hold_lock(&dir.join(LOCK))?;
     let name = month_file(change.at).ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("audit: `{}` is no RFC 3339 time", change.at),
         )
     })?;
+    repair_locked(&dir, change.at)?;
+    let entry = append_locked(&dir, &name, change)?;
+    lock.unlock()?;
+    Ok(entry)
+}
+
+/// Repairs a torn last line of the trail, if it has one: the bytes after the newest file's last line break are
+/// cut off and recorded, exactly, as the `value` of a line of its own (`action: repair`, actor `arbiter`), so
+/// the chain verifies again and nothing is silently dropped. Returns that line. The daemon calls it as it starts
+/// (every append does too). Blocking.
+pub fn repair(queue_root: &Path, now: &str) -> io::Result<Option<Entry>> {
+    let dir = queue_root.join(DIR);
+    if !dir.exists() {
+        return Ok(None);
+    }
+    let lock = super::atomic::hold_lock(&dir.join(LOCK))?;
+    let repaired = repair_locked(&dir, now)?;
+    lock.unlock()?;
+    Ok(repaired)
+}
+
+/// [`repair`] with the lock held.
+fn repair_locked(dir: &Path, now: &str) -> io::Result<Option<Entry>> {
+    let Some(newest) = months(dir)?.pop() else {
+        return Ok(None);
+    };
+    let bytes = fs::read(&newest)?;
+    if bytes.is_empty() || bytes.last() == Some(&b'\n') {
+        return Ok(None);
+    }
+    let kept = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let torn = String::from_utf8_lossy(&bytes[kept..]).into_owned();
+    let file = OpenOptions::new().write(true).open(&newest)?;
+    file.set_len(kept as u64)?;
+    file.sync_all()?;
+    let name = newest
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_owned();
+    let change = Change {
+        at: now,
+        actor: "arbiter",
+        action: "repair",
+        value: Some(&torn),
+        ..Change::default()
+    };
+    tracing::warn!(file = %newest.display(), bytes = bytes.len() - kept, "audit: a torn last line was cut off and recorded");
+    append_locked(dir, &name, &change).map(Some)
+}
+
+/// Appends `change` to the month file `name` (or the newest, when that is later), the lock held.
+fn append_locked(dir: &Path, name: &str, change: &Change) -> io::Result<Entry> {
     // The chain's end: the last line of the newest month file (this month's, or an earlier one).
-    let months = months(&dir)?;
+    let months = months(dir)?;
     // A clock that went back (another process's, or an adjustment) never writes into an older month than the
     // chain's end: the line goes at the end of the newest file, so the chain stays in file order.
     let name = match months
         .last()
         .and_then(|p| p.file_name()?.to_str().map(str::to_owned))
     {
-        Some(newest) if newest > name => newest,
-        _ => name,
+        Some(newest) if newest.as_str() > name => newest,
+        _ => name.to_owned(),
     };
     let mut prev = GENESIS.to_owned();
     for path in months.iter().rev() {
@@ -167,7 +222,6 @@ pub fn append(queue_root: &Path, change: &Change) -> io::Result<Entry> {
     if created {
         super::atomic::sync_dir(&path)?;
     }
-    lock.unlock()?;
     Ok(entry)
 }
 
@@ -207,7 +261,17 @@ pub struct Intact {
 
 /// Every entry of the trail, oldest first, once the chain is checked.
 pub fn read(queue_root: &Path) -> io::Result<Result<(Intact, Vec<Entry>), Broken>> {
+    read_where(queue_root, |_| true)
+}
+
+/// The entries of the trail that `keep` keeps, oldest first, once the whole chain is checked (every line is read
+/// and checked; only the kept ones are held).
+pub fn read_where(
+    queue_root: &Path,
+    mut keep: impl FnMut(&Entry) -> bool,
+) -> io::Result<Result<(Intact, Vec<Entry>), Broken>> {
     let dir = queue_root.join(DIR);
+    let mut count = 0;
     let mut expected = GENESIS.to_owned();
     let mut entries = Vec::new();
     for path in months(&dir)? {
@@ -265,12 +329,15 @@ pub fn read(queue_root: &Path) -> io::Result<Result<(Intact, Vec<Entry>), Broken
                 ));
             }
             expected = sha256_hex(line);
-            entries.push(entry);
+            count += 1;
+            if keep(&entry) {
+                entries.push(entry);
+            }
         }
     }
     Ok(Ok((
         Intact {
-            entries: entries.len(),
+            entries: count,
             head: expected,
         },
         entries,

@@ -172,3 +172,65 @@ fn a_clock_that_went_back_a_month_still_extends_the_chain() {
         "{november}"
     );
 }
+
+/// The chain's end is found from the file's end whatever the month file holds: lines longer than the first
+/// window, a line that fills the window exactly, no newline at all.
+#[test]
+fn the_last_line_is_found_from_the_end_in_growing_windows() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.jsonl");
+    let long = "x".repeat(4096);
+    let longer = "y".repeat(20_000);
+    let cases: [(String, Option<&str>); 7] = [
+        (String::new(), None),
+        ("\n\n".to_owned(), None),
+        ("a\nb\n".to_owned(), Some("b")),
+        (format!("a\n{long}\n"), Some(long.as_str())),
+        (format!("{long}\n"), Some(long.as_str())),
+        (format!("a\n{longer}\n"), Some(longer.as_str())),
+        (longer.clone(), Some(longer.as_str())),
+    ];
+    for (text, want) in cases {
+        std::fs::write(&path, &text).unwrap();
+        let got = last_line(&mut File::open(&path).unwrap()).unwrap();
+        assert_eq!(
+            got.as_deref(),
+            want.map(str::as_bytes),
+            "{} bytes",
+            text.len()
+        );
+    }
+}
+
+#[test]
+fn a_torn_last_line_is_cut_off_and_recorded_never_dropped() {
+    let dir = trail();
+    let november = file(dir.path(), "2026-11");
+    let mut bytes = fs::read(&november).unwrap();
+    bytes.extend_from_slice(br#"{"at":"2026-11-02T09:00:00Z","actor":"935"#);
+    fs::write(&november, &bytes).unwrap();
+    assert!(broken(dir.path()).reason.contains("truncated"));
+
+    let repaired = repair(dir.path(), "2026-11-02T09:00:01Z").unwrap().unwrap();
+    assert_eq!(
+        (repaired.actor.as_str(), repaired.action.as_str()),
+        ("arbiter", "repair")
+    );
+    assert_eq!(
+        repaired.value.as_deref(),
+        Some(r#"{"at":"2026-11-02T09:00:00Z","actor":"935"#)
+    );
+    let (intact, entries) = read(dir.path()).unwrap().unwrap();
+    assert_eq!(entries.len(), 6, "{intact:?}");
+    assert_eq!(repair(dir.path(), "2026-11-02T09:00:02Z").unwrap(), None);
+
+    // An append repairs first, too.
+    let mut bytes = fs::read(&november).unwrap();
+    bytes.extend_from_slice(b"{\"at\"");
+    fs::write(&november, &bytes).unwrap();
+    append(dir.path(), &change("2026-11-02T10:00:00Z", "f")).unwrap();
+    let (_, entries) = read(dir.path()).unwrap().unwrap();
+    let actions: Vec<&str> = entries[6..].iter().map(|e| e.action.as_str()).collect();
+    assert_eq!(actions, ["repair", "answer"]);
+    assert_eq!(entries[6].value.as_deref(), Some("{\"at\""));
+}

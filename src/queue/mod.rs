@@ -8,6 +8,6 @@ mod store;
 pub mod watcher;
 
 pub use store::{
-    Delta, Edited, Listed, Listing, Loaded, Location, Outcome, Problem, Queue, Revised, Scan,
-    StoreError, Summaries, is_plan_name, load, stem,
+    Briefs, Delta, Edited, Listed, Listing, Loaded, Location, Outcome, Problem, Queue, Revised,
+    Scan, StoreError, is_plan_name, load, stem,
 };

@@ -25,7 +25,8 @@ pub use edit::{Edited, Outcome};
 pub use error::StoreError;
 use index::IdIndex;
 pub use listing::Problem;
-pub use look::{Delta, Listing, Summaries};
+pub(in crate::queue) use listing::in_parallel;
+pub use look::{Briefs, Delta, Listing};
 pub use plan_file::{Listed, Loaded, Location, is_plan_name, load, stem};
 pub use returned::Revised;
 pub use scan::Scan;
@@ -67,13 +68,13 @@ impl Queue {
         Ok(queue)
     }
 
-    /// This queue with a cache that keeps only each pending plan's summary ([`Queue::summaries`] and the looks
+    /// This queue with a cache that keeps only each pending plan's brief ([`Queue::briefs`] and the looks
     /// return them): for a daemon whose front ends read whole plans from the files when they draw one (no
     /// dashboard, which searches and renders every plan on each page). Call before the first scan.
     #[must_use]
-    pub fn keeping_summaries(self) -> Queue {
+    pub fn keeping_briefs(self) -> Queue {
         Queue {
-            keep: Keep::Summaries,
+            keep: Keep::Briefs,
             ..self
         }
     }
@@ -103,29 +104,6 @@ impl Queue {
     #[must_use]
     pub fn revisions_dir(&self) -> PathBuf {
         self.root.join("revisions")
-    }
-
-    /// Finds a plan by id, in pending/ first, then returned/, then completed/. Ids are compared, never turned into
-    /// paths.
-    pub fn find(&self, id: &str) -> Result<Loaded, StoreError> {
-        if let Some(found) = self.find_pending(id)? {
-            return Ok(found);
-        }
-        if let Some(found) = self.find_returned(id)? {
-            return Ok(found);
-        }
-        let completed = self.scan_completed()?;
-        // The newest completed plan with that id wins if an id was reused.
-        let mut matches: Vec<Arc<Loaded>> = completed
-            .plans
-            .into_iter()
-            .filter(|l| l.plan.id == id)
-            .collect();
-        matches.sort_by_key(|l| fs::metadata(&l.path).and_then(|m| m.modified()).ok());
-        matches
-            .pop()
-            .map(Arc::unwrap_or_clone)
-            .ok_or_else(|| StoreError::NotFound(id.to_owned()))
     }
 
     /// Finds a pending plan by id (the index of the last scan first, then a rescan).

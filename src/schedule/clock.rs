@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 
 use crate::actions::{Action, Actor, Outcome};
 use crate::plan::{Due, EditError, Outline};
-use crate::queue::{StoreError, Summaries};
+use crate::queue::{Briefs, StoreError};
 
 use crate::bot::Ctx;
 use crate::bot::notice::Notice;
@@ -22,22 +22,22 @@ const RETRY_AFTER: Duration = Duration::from_secs(30);
 
 /// Applies deadlines that passed while the daemon was down, before the start-up announcement: those plans leave
 /// the scan (they are completed) and their summaries are queued first.
-pub async fn catch_up(ctx: &Ctx, scan: &mut Summaries, notices: &mpsc::UnboundedSender<Notice>) {
+pub async fn catch_up(ctx: &Ctx, scan: &mut Briefs, notices: &mpsc::UnboundedSender<Notice>) {
     let now = Utc::now();
     let overdue: Vec<String> = scan
         .plans
         .iter()
-        .filter(|l| l.summary.due(now).deadline)
+        .filter(|l| l.brief.due(now).deadline)
         // A plan the daemon will report as malformed here is not acted on.
-        .filter(|l| ctx.actions.access().unknown_people(&l.summary).is_none())
-        .map(|l| l.summary.id().to_owned())
+        .filter(|l| ctx.actions.access().unknown_people(&l.brief).is_none())
+        .map(|l| l.brief.id().to_owned())
         .collect();
     for id in overdue {
         if matches!(
             take(ctx, &id, Action::ApplyDeadline, notices).await,
             Step::Done
         ) {
-            scan.plans.retain(|l| l.summary.id() != id);
+            scan.plans.retain(|l| l.brief.id() != id);
         }
     }
 }
@@ -61,8 +61,8 @@ pub async fn run(
         let work: Vec<(String, Due)> = ctx.state.with_snapshot(|s| {
             s.timed()
                 .filter_map(|l| {
-                    let due = l.summary.due(now);
-                    (due != Due::default()).then(|| (l.summary.id().to_owned(), due))
+                    let due = l.brief.due(now);
+                    (due != Due::default()).then(|| (l.brief.id().to_owned(), due))
                 })
                 .collect()
         });

@@ -30,7 +30,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 
 use crate::plan::timing::parse_time;
-use crate::plan::{Decision, DecisionStatus, Plan, Priority};
+use crate::plan::{DecisionStatus, DecisionSummary, Plan, Priority, Summary};
 
 pub use series::{Day, daily, local_date};
 pub use spread::{Spread, nearest_rank};
@@ -166,7 +166,7 @@ enum Resolution {
 
 impl Resolution {
     /// `None` while the decision is pending.
-    fn of(d: &Decision) -> Option<Resolution> {
+    fn of(d: &DecisionSummary) -> Option<Resolution> {
         let by_deadline = d.answered_by.as_deref() == Some(DEADLINE);
         match d.status {
             DecisionStatus::Pending => None,
@@ -179,9 +179,9 @@ impl Resolution {
 
 /// The completed plans of the period starting at `since`, each with its `completed_at`.
 fn in_period(
-    completed: &[Plan],
+    completed: &[Summary],
     since: DateTime<Utc>,
-) -> impl Iterator<Item = (&Plan, DateTime<Utc>)> {
+) -> impl Iterator<Item = (&Summary, DateTime<Utc>)> {
     completed.iter().filter_map(move |plan| {
         let done = plan.completed_at.as_deref().and_then(parse_time)?;
         (done >= since).then_some((plan, done))
@@ -190,7 +190,7 @@ fn in_period(
 
 /// Time to decide a decision answered by a person: `answered_at` − the plan's `created_at` (`None` when either
 /// is missing or unreadable).
-fn decision_time(created: Option<DateTime<Utc>>, d: &Decision) -> Option<i64> {
+fn decision_time(created: Option<DateTime<Utc>>, d: &DecisionSummary) -> Option<i64> {
     let answered = d.answered_at.as_deref().and_then(parse_time);
     created.zip(answered).map(|(c, a)| seconds(c, a))
 }
@@ -204,11 +204,11 @@ fn key(value: Option<&String>) -> String {
     value.map_or_else(|| NONE.to_owned(), Clone::clone)
 }
 
-/// The figures for completed plans in `[since, …)` and the pending queue at `now`. `names` turns an
-/// `answered_by` user id into the name shown under `by_person`.
+/// The figures for completed plans in `[since, …)` (their summaries, as the history index holds them) and the
+/// pending queue at `now`. `names` turns an `answered_by` user id into the name shown under `by_person`.
 #[must_use]
 pub fn compute(
-    completed: &[Plan],
+    completed: &[Summary],
     pending: &[Plan],
     since: DateTime<Utc>,
     now: DateTime<Utc>,
@@ -248,10 +248,10 @@ pub fn compute(
                 }
                 Some(Resolution::Answered) => decisions.answered += 1,
             }
-            if d.is_custom_answer() {
+            if d.custom {
                 decisions.custom += 1;
             }
-            if d.edited == Some(true) {
+            if d.edited {
                 decisions.edited += 1;
             }
             let time = decision_time(created, d);

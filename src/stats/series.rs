@@ -13,7 +13,7 @@ use jiff::tz::TimeZone;
 use serde::Serialize;
 
 use super::{Resolution, decision_time, in_period, nearest_rank};
-use crate::plan::Plan;
+use crate::plan::Summary;
 use crate::plan::timing::parse_time;
 
 /// The most days a series holds (from `now` back): a `since` years ago still draws a readable chart.
@@ -48,7 +48,7 @@ pub fn local_date(t: DateTime<Utc>, tz: &TimeZone) -> Option<NaiveDate> {
 /// after `now`.
 #[must_use]
 pub fn daily(
-    completed: &[Plan],
+    completed: &[Summary],
     since: DateTime<Utc>,
     now: DateTime<Utc>,
     tz: &TimeZone,

@@ -96,6 +96,11 @@ fn names(id: &str) -> String {
     }
 }
 
+/// What the history index holds of `plans` (what [`compute`] counts).
+pub(super) fn summaries(plans: &[Plan]) -> Vec<crate::plan::Summary> {
+    plans.iter().map(crate::plan::Summary::of).collect()
+}
+
 pub(super) fn completed() -> Vec<Plan> {
     // p1: 2 h; decisions at 30 min (ann), 1 h (user 2, custom), one skipped by ann (counted, not timed).
     let mut p1 = plan(
@@ -209,7 +214,13 @@ fn pending() -> Vec<Plan> {
 
 #[test]
 fn a_period_and_a_queue_give_the_hand_computed_figures() {
-    let stats = compute(&completed(), &pending(), t(SINCE), t(NOW), &names);
+    let stats = compute(
+        &summaries(&completed()),
+        &pending(),
+        t(SINCE),
+        t(NOW),
+        &names,
+    );
     // Timed decisions 1800, 3600, 14400: p50 = 2nd (⌈1.5⌉), p90 = 3rd (⌈2.7⌉). Plans 7200, 36000: p50 = 1st
     // (⌈1.0⌉), p90 = 2nd (⌈1.8⌉). ann: 1800, 14400 → p50 1800; user 2: 3600 and one untimed → p50 3600.
     assert_eq!(
@@ -255,7 +266,13 @@ fn a_period_and_a_queue_give_the_hand_computed_figures() {
 
 #[test]
 fn an_empty_period_and_queue_have_null_times_and_zero_counts() {
-    let stats = compute(&completed(), &[], t("2026-03-01T00:00:00Z"), t(NOW), &names);
+    let stats = compute(
+        &summaries(&completed()),
+        &[],
+        t("2026-03-01T00:00:00Z"),
+        t(NOW),
+        &names,
+    );
     assert_eq!(
         serde_json::to_value(&stats).unwrap(),
         json!({
@@ -290,7 +307,7 @@ fn a_single_plan_completed_exactly_at_since_is_in_the_period() {
         "2026-01-31T23:15:00+00:00",
         "7",
     )];
-    let stats = compute(&[p], &[], t(SINCE), t(NOW), &names);
+    let stats = compute(&summaries(&[p]), &[], t(SINCE), t(NOW), &names);
     assert_eq!(stats.plans_completed, 1);
     let one = |s| Spread {
         p50: Some(s),
@@ -341,7 +358,7 @@ fn an_answer_stamped_before_created_at_counts_as_zero_seconds() {
         "2026-02-02T00:00:00Z",
         "1",
     )];
-    let stats = compute(&[p], &[], t(SINCE), t(NOW), &names);
+    let stats = compute(&summaries(&[p]), &[], t(SINCE), t(NOW), &names);
     assert_eq!(
         (stats.decision_seconds.max, stats.plan_seconds.max),
         (Some(0), Some(0))
@@ -369,7 +386,7 @@ fn only_five_slowest_longest_first_ties_by_plan_then_decision() {
             )
         })
         .collect();
-    let stats = compute(&[p], &[], t(SINCE), t(NOW), &names);
+    let stats = compute(&summaries(&[p]), &[], t(SINCE), t(NOW), &names);
     let got: Vec<(&str, i64)> = stats
         .slowest
         .iter()
@@ -416,7 +433,7 @@ fn delegated_counts_decisions_with_delegated_to_as_the_daemon_writes_it() {
                 ## One\n\nstatus: answered\nanswer: a\nanswered_by: 7\ndelegated_to: 7\ndelegated_by: 8\n\n**Options:**\n- `a` — A\n\n\
                 ## Two\n\nstatus: answered\nanswer: a\nanswered_by: 8\ndelegated_to: null\ndelegated_by: 8\n\n**Options:**\n- `a` — A\n";
     let p = crate::plan::parse(text, "p").unwrap();
-    let stats = compute(&[p], &[], t(SINCE), t(NOW), &names);
+    let stats = compute(&summaries(&[p]), &[], t(SINCE), t(NOW), &names);
     assert_eq!(
         stats.decisions.delegated, 1,
         "a delegation taken back is not counted"
@@ -456,7 +473,7 @@ fn a_multi_answer_counts_once_and_an_edited_proposal_counts_as_edited() {
     approved.value = Some(AnswerValue::Text("ls".into()));
     approved.edited = Some(false);
     p.decisions = vec![multi, edited, approved];
-    let stats = compute(&[p], &[], t(SINCE), t(NOW), &names);
+    let stats = compute(&summaries(&[p]), &[], t(SINCE), t(NOW), &names);
     assert_eq!(
         (
             stats.decisions.answered,

@@ -1,5 +1,5 @@
 //! The History page: completed plans the user may see, searched like `arbiter history` (the same index), each
-//! with the lines the audit trail holds for it.
+//! with its earlier revisions ([`super::revision_page`]) and the lines the audit trail holds for it.
 
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
@@ -10,10 +10,10 @@ use serde::Deserialize;
 use crate::actions::Actor;
 use crate::queue::audit::{self, Entry};
 use crate::queue::history::{self, Record};
-use crate::queue::{Location, load};
 
 use super::Web;
 use super::layout::{notice, page};
+use super::revision_page::{self, Kept};
 
 /// Most plans listed on one page (newest first).
 const SHOWN: usize = 50;
@@ -26,9 +26,15 @@ pub struct Search {
     agent: String,
 }
 
+/// A completed plan found: its line in the index and its earlier revisions.
+struct Shown {
+    record: Record,
+    kept: Vec<Kept>,
+}
+
 /// What a search found that the user may see, and the trail's lines (or why the trail can't be trusted).
 struct Found {
-    plans: Vec<Record>,
+    plans: Vec<Shown>,
     more: bool,
     trail: Result<Vec<Entry>, String>,
 }
@@ -47,29 +53,25 @@ pub async fn show(
     let user = session.user;
     let (q, agent) = (search.q.trim().to_owned(), search.agent.trim().to_owned());
     let found = tokio::task::spawn_blocking(move || {
-        let records = history::search(&queue, (!q.is_empty()).then_some(q.as_str()))?;
-        let mut records: Vec<Record> = records
+        // Who may see a plan is decided on its approvers, delegates and escalation, as the index holds them.
+        let (records, more) =
+            history::newest(&queue, (!q.is_empty()).then_some(q.as_str()), SHOWN, |s| {
+                (agent.is_empty() || s.agent.as_deref() == Some(agent.as_str()))
+                    && actions.access().sees_summary(Actor::User(user), s)
+            })?;
+        let plans: Vec<Shown> = records
             .into_iter()
-            .filter(|r| agent.is_empty() || r.agent.as_deref() == Some(agent.as_str()))
+            .map(|record| Shown {
+                kept: revision_page::kept(&queue, actions.access(), user, &record.plan),
+                record,
+            })
             .collect();
-        records.sort_by(|a, b| b.completed_at.cmp(&a.completed_at).then(a.id.cmp(&b.id)));
-        // Who may see a plan is decided on the plan itself (its approvers), read from its file.
-        let dir = queue.completed_dir();
-        let mut plans = Vec::new();
-        let mut more = false;
-        for r in records {
-            let Ok(l) = load(&dir.join(&r.file), Location::Completed) else {
-                continue;
-            };
-            if actions.access().sees(Actor::User(user), &l.plan) {
-                if plans.len() == SHOWN {
-                    more = true;
-                    break;
-                }
-                plans.push(r);
-            }
-        }
-        let trail = match audit::read(queue.root())? {
+        // Only the shown plans' lines are kept (the whole chain is still checked).
+        let shown: std::collections::HashSet<String> = plans
+            .iter()
+            .map(|p: &Shown| p.record.plan.id.clone())
+            .collect();
+        let trail = match audit::read_where(queue.root(), |e| shown.contains(&e.plan))? {
             Ok((_, entries)) => Ok(entries),
             Err(broken) => Err(broken.to_string()),
         };
@@ -109,8 +111,8 @@ pub async fn show(
         @if found.plans.is_empty() {
             p { "No completed plan matches." }
         }
-        @for r in &found.plans {
-            (plan(r, found.trail.as_deref().unwrap_or(&[])))
+        @for shown in &found.plans {
+            (plan(&web, shown, found.trail.as_deref().unwrap_or(&[])))
         }
         @if found.more {
             p { "Only the " (SHOWN) " newest are shown: narrow the search." }
@@ -119,7 +121,8 @@ pub async fn show(
     page("History", Some(&session), body).into_response()
 }
 
-fn plan(r: &Record, trail: &[Entry]) -> Markup {
+fn plan(web: &Web, shown: &Shown, trail: &[Entry]) -> Markup {
+    let r = &shown.record.plan;
     let lines: Vec<&Entry> = trail.iter().filter(|e| e.plan == r.id).collect();
     html! {
         section.history {
@@ -130,11 +133,12 @@ fn plan(r: &Record, trail: &[Entry]) -> Markup {
                 " · " code { (r.id) }
             }
             dl {
-                @for (id, answer) in &r.answers {
+                @for (id, answer) in shown.record.answers() {
                     dt { (id) }
                     dd { (answer) }
                 }
             }
+            (revision_page::listing(r, &shown.kept, &lines, web.actions.access()))
             details {
                 summary { "Audit trail (" (lines.len()) ")" }
                 @if lines.is_empty() {

@@ -17,6 +17,7 @@ pub(crate) mod markdown;
 mod origin;
 mod pages;
 mod plan_page;
+mod revision_page;
 pub(crate) mod serving;
 mod stats_page;
 
@@ -294,6 +295,7 @@ fn router(web: Web) -> Router {
         .route("/bulk", get(bulk::show).post(bulk::answer))
         .route("/stats", get(stats_page::show))
         .route("/history", get(history_page::show))
+        .route("/history/revision", get(revision_page::show))
         .route("/events", get(pages::events))
         .layer(axum::middleware::map_response(
             move |response: axum::response::Response| guard::headers(response, frame_ancestors),

@@ -102,19 +102,7 @@ fn plan_body(web: &Web, plan: &Plan, session: &Session, message: Option<(&str, &
             @for (i, d) in plan.decisions.iter().enumerate() {
                 section.decision data-item id={ "d" (i) } {
                     h2 { "Decision " (i + 1) ": " (d.title) " " span class={ "status " (d.status.as_str()) } { (d.status.as_str()) } }
-                    @match d.status {
-                        DecisionStatus::Answered => p.answered {
-                            "Answer: " b { (answer_text(d)) }
-                            @if let Some(by) = &d.answered_by { " · by " (name(by)) }
-                            @if let Some(at) = &d.answered_at { " · " (at) }
-                        },
-                        DecisionStatus::Skipped => p.answered {
-                            "Skipped"
-                            @if let Some(by) = &d.answered_by { " · by " (name(by)) }
-                            @if let Some(at) = &d.answered_at { " · " (at) }
-                        },
-                        DecisionStatus::Pending => {},
-                    }
+                    (answered(d, &name))
                     @if let Some(to) = d.delegated_to {
                         p.meta { "👉 Delegated to " b { (name_of(to)) }
                             @if let Some(by) = d.delegated_by { " by " (name_of(by)) } }
@@ -203,6 +191,25 @@ fn plan_body(web: &Web, plan: &Plan, session: &Session, message: Option<(&str, &
     }
 }
 
+/// `Answer: … · by … · when` or `Skipped · by … · when`; nothing while the decision is pending.
+pub(super) fn answered(d: &crate::plan::Decision, name: &dyn Fn(&str) -> String) -> Markup {
+    html! {
+        @match d.status {
+            DecisionStatus::Answered => p.answered {
+                "Answer: " b { (answer_text(d)) }
+                @if let Some(by) = &d.answered_by { " · by " (name(by)) }
+                @if let Some(at) = &d.answered_at { " · " (at) }
+            },
+            DecisionStatus::Skipped => p.answered {
+                "Skipped"
+                @if let Some(by) = &d.answered_by { " · by " (name(by)) }
+                @if let Some(at) = &d.answered_at { " · " (at) }
+            },
+            DecisionStatus::Pending => {},
+        }
+    }
+}
+
 /// True when the decision's options are answered by a button each: a `choice`, or the options beside an `edit`.
 fn lettered(d: &crate::plan::Decision) -> bool {
     matches!(d.kind, Kind::Choice | Kind::Edit { .. })
@@ -210,7 +217,7 @@ fn lettered(d: &crate::plan::Decision) -> bool {
 
 /// The recorded answer as the owner reads it: the option's label, or the custom text; a typed answer as
 /// [`kinds::answer_text`] shows it.
-fn answer_text(d: &crate::plan::Decision) -> String {
+pub(super) fn answer_text(d: &crate::plan::Decision) -> String {
     if d.kind != Kind::Choice && d.chosen_option().is_none() {
         return kinds::answer_text(d);
     }
@@ -426,7 +433,8 @@ pub async fn request_changes(
     let id = form.plan.as_str();
     let action = Action::RequestChanges {
         seen: form.seen,
-        feedback: form.feedback,
+        // Browsers post a textarea's line breaks as CRLF (HTML's form encoding): the owner typed `\n`.
+        feedback: form.feedback.replace("\r\n", "\n"),
     };
     let outcome = web.actions.act(Actor::User(session.user), id, action).await;
     respond(&web, &session, id, outcome, None).await

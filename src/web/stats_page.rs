@@ -32,20 +32,16 @@ pub async fn show(State(web): State<Web>, jar: CookieJar) -> Response {
         .collect();
     let queue = web.actions.queue().clone();
     let period = chrono::Utc::now() - chrono::Duration::days(DAYS + 1);
-    let completed =
-        match tokio::task::spawn_blocking(move || queue.scan_completed_since(period)).await {
-            Ok(Ok(scan)) => scan.plans,
+    let mut completed =
+        match tokio::task::spawn_blocking(move || queue.completed_since(period)).await {
+            Ok(Ok(summaries)) => summaries,
             _ => Vec::new(),
         };
-    let completed: Vec<Plan> = completed
-        .iter()
-        .filter(|l| {
-            web.actions
-                .access()
-                .sees(Actor::User(session.user), &l.plan)
-        })
-        .map(|l| l.plan.clone())
-        .collect();
+    completed.retain(|s| {
+        web.actions
+            .access()
+            .sees_summary(Actor::User(session.user), s)
+    });
     let now = chrono::Utc::now();
     let since = now - chrono::Duration::days(DAYS);
     let access = web.actions.access();

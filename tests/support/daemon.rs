@@ -118,6 +118,26 @@ impl Running {
         assert!(answered, "callback {qid} never answered");
     }
 
+    /// Opens the plan announced with `title` (`📂 Open`), returns its view (the announcement, edited in place).
+    pub async fn open_announced(&self, title: &str) -> SentMessage {
+        let id = self
+            .wait_message(|m| m.plain.contains(title))
+            .await
+            .message_id;
+        self.tap(id, "📂 Open").await;
+        self.wait_message(|m| m.message_id == id && m.plain.contains("📄"))
+            .await
+    }
+
+    /// Opens the plan announced with `title` and taps `▶️ Continue` until the decision view showing `heading`
+    /// (`1/2 · Database`); returns that view.
+    pub async fn open_decision(&self, title: &str, heading: &str) -> SentMessage {
+        let id = self.open_announced(title).await.message_id;
+        self.tap(id, "▶️ Continue").await;
+        self.wait_message(|m| m.message_id == id && m.plain.contains(heading))
+            .await
+    }
+
     /// Taps `label` on message `id` as the owner; returns the callback answer's text and whether it was an alert.
     pub async fn tap_answer(&self, id: i32, label: &str) -> (Option<String>, bool) {
         let qid = self

@@ -176,6 +176,12 @@ impl Dash {
             .await
     }
 
+    /// POSTs a form as one of the dashboard's own pages does: with the session `cookie` and this dashboard's
+    /// Origin.
+    pub async fn post_from_page(&self, path: &str, cookie: &str, form: &[(&str, &str)]) -> Reply {
+        self.post(path, Some(cookie), Some(&self.base), form).await
+    }
+
     pub async fn post_url(
         &self,
         url: &str,

@@ -1,13 +1,13 @@
 use super::*;
 
-/// A plan with `extra` frontmatter lines, summarized as a look would keep it (file `<name>.md`).
+/// A plan with `extra` frontmatter lines, kept as a look keeps it (its brief) (file `<name>.md`).
 fn listed_at(name: &str, id: &str, priority: &str, extra: &str) -> Arc<Listed> {
     let text = format!(
         "---\nid: {id}\ntitle: {id}\npriority: {priority}\n{extra}---\n# {id}\n\n## Decision 1: D\n\n**Options:**\n- `a` — A\n"
     );
     Arc::new(Listed {
         path: PathBuf::from(format!("{name}.md")),
-        summary: Summary::of(&crate::plan::parse(&text, id).unwrap()),
+        brief: Brief::of(&crate::plan::parse(&text, id).unwrap()),
     })
 }
 
@@ -24,7 +24,7 @@ fn problem(name: &str) -> Problem {
 }
 
 fn ids(s: &Snapshot) -> Vec<&str> {
-    s.plans.iter().map(|l| l.summary.id()).collect()
+    s.plans.iter().map(|l| l.brief.id()).collect()
 }
 
 #[test]
@@ -53,9 +53,8 @@ fn after_a_look_the_snapshot_is_what_drawing_it_afresh_would_give() {
         ],
         problems: vec![],
     };
-    let sees = |actor: Actor, plan: &Summary| {
-        actor == Actor::User(1) || plan.priority() != Priority::Urgent
-    };
+    let sees =
+        |actor: Actor, plan: &Brief| actor == Actor::User(1) || plan.priority() != Priority::Urgent;
     let next = s.after(change, sees);
     assert_eq!(ids(&next), ["b", "c", "d", "e", "g", "z"]);
     let problems: Vec<_> = next.problems().map(|p| p.path.clone()).collect();
@@ -111,7 +110,7 @@ fn the_clock_watches_only_the_plans_with_timing_carried_from_look_to_look() {
         ),
     ]);
     let timed =
-        |s: &Snapshot| -> Vec<String> { s.timed().map(|l| l.summary.id().to_owned()).collect() };
+        |s: &Snapshot| -> Vec<String> { s.timed().map(|l| l.brief.id().to_owned()).collect() };
     assert_eq!(timed(&s), ["a", "e"]);
     // "b" new with a deadline, "c" given one, "e" loses its reminders, "a" gone.
     let change = Delta {

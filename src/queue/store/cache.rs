@@ -21,15 +21,15 @@ pub(super) type ParsedCache = BTreeMap<PathBuf, (Version, Entry<Held>)>;
 /// What the cache keeps of each pending plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Keep {
-    /// The whole parsed plan and its summary: [`Queue::scan_pending`] answers from the cache (the dashboard
+    /// The whole parsed plan and its brief: [`Queue::scan_pending`] answers from the cache (the dashboard
     /// renders and searches every pending plan on each page).
     Whole,
-    /// Its summary only: the daemon's queue listing, announcements, access checks and clock need no more, and a
+    /// Its brief only: the daemon's queue listing, announcements, access checks and clock need no more, and a
     /// large queue costs a fraction of the memory; [`Queue::scan_pending`] then reads the files.
-    Summaries,
+    Briefs,
 }
 
-/// One pending plan in the cache: its summary, and the whole plan when the cache keeps whole plans.
+/// One pending plan in the cache: its brief, and the whole plan when the cache keeps whole plans.
 #[derive(Debug, Clone)]
 pub(super) struct Held {
     pub(super) listed: Arc<Listed>,
@@ -72,7 +72,7 @@ impl Queue {
             }
         }
         let keep = self.keep;
-        let read = read_all(stale, Location::Pending, |l| keep.hold(l));
+        let read = read_all(&stale, Location::Pending, |l| keep.hold(l));
         let mut index = lock(&self.index);
         let mut changed = Vec::new();
         for path in gone {
@@ -103,7 +103,7 @@ impl Queue {
 fn forget(cache: &mut ParsedCache, index: &mut IdIndex, path: &Path) -> bool {
     match cache.remove(path) {
         Some((_, Entry::Plan(old))) => {
-            index.remove(old.listed.summary.id(), Some(path));
+            index.remove(old.listed.brief.id(), Some(path));
             true
         }
         Some((_, Entry::Problem(_))) => true,

@@ -10,7 +10,7 @@ use crate::queue::atomic::{self, rename_noreplace, sync_dir, write_atomic};
 use crate::queue::notify_file;
 use crate::sync::lock;
 
-use super::{Loaded, Location, Queue, StoreError, Summaries, load};
+use super::{Briefs, Loaded, Location, Queue, StoreError, load};
 
 impl Queue {
     /// Finishes a plan whose file says completed: writes the notify file, then moves the plan into completed/
@@ -98,18 +98,18 @@ impl Queue {
         Ok(self.recover_scan()?.0)
     }
 
-    /// [`Queue::recover`], also returning the summaries of what is still pending (so a start-up reads the queue
+    /// [`Queue::recover`], also returning the briefs of what is still pending (so a start-up reads the queue
     /// once, and never holds every plan whole).
-    pub fn recover_scan(&self) -> Result<(Vec<Loaded>, Summaries), StoreError> {
+    pub fn recover_scan(&self) -> Result<(Vec<Loaded>, Briefs), StoreError> {
         for dir in [self.pending_dir(), self.completed_dir(), self.notify_dir()] {
             atomic::remove_stale_temps(&dir, Duration::from_secs(60))
                 .map_err(StoreError::io(&dir))?;
         }
-        let mut all = self.summaries()?;
+        let mut all = self.briefs()?;
         let mut done = Vec::new();
         let mut pending = Vec::with_capacity(all.plans.len());
         for listed in std::mem::take(&mut all.plans) {
-            let status = listed.summary.status();
+            let status = listed.brief.status();
             if status != PlanStatus::Completed && status != PlanStatus::ChangesRequested {
                 pending.push(listed);
                 continue;

@@ -142,10 +142,10 @@ impl Queue {
         if let Some(current) = known.and_then(|path| read_current(path, id)) {
             return Ok(current);
         }
-        self.summaries()?
+        self.briefs()?
             .plans
             .iter()
-            .find(|l| l.summary.id() == id)
+            .find(|l| l.brief.id() == id)
             .and_then(|l| read_current(l.path.clone(), id))
             .ok_or_else(|| StoreError::NotFound(id.to_owned()))
     }

@@ -24,7 +24,7 @@ impl IdIndex {
     }
 
     pub(super) fn insert(&mut self, listed: &Arc<Listed>) {
-        let key = self.key(listed.summary.id());
+        let key = self.key(listed.brief.id());
         self.by_id.insert(key, Arc::clone(listed));
     }
 
@@ -32,7 +32,7 @@ impl IdIndex {
     pub(super) fn path_of(&self, id: &str) -> Option<PathBuf> {
         self.by_id
             .get(&self.key(id))
-            .filter(|l| l.summary.id() == id)
+            .filter(|l| l.brief.id() == id)
             .map(|l| l.path.clone())
     }
 
@@ -42,7 +42,7 @@ impl IdIndex {
         if self
             .by_id
             .get(&key)
-            .is_some_and(|l| l.summary.id() == id && path.is_none_or(|p| l.path == p))
+            .is_some_and(|l| l.brief.id() == id && path.is_none_or(|p| l.path == p))
         {
             self.by_id.remove(&key);
         }

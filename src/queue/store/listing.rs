@@ -86,40 +86,37 @@ pub(super) fn list_dir(dir: &Path) -> Result<Vec<(PathBuf, Version)>, StoreError
 /// Reads `files`, keeping of each plan what `keep` makes of it (on the thread that parsed it: a start-up that keeps
 /// summaries never holds thousands of whole plans); thousands of files (a start-up) are spread over the cores.
 pub(super) fn read_all<T: Send>(
-    files: Vec<(PathBuf, Version)>,
+    files: &[(PathBuf, Version)],
     location: Location,
     keep: impl Fn(Loaded) -> T + Sync,
 ) -> Vec<Read<T>> {
-    // Each path moves from the listing into what was read (the cache's key): no copy made and dropped per file
-    // while the plans that stay are being allocated.
-    let read = |(p, v): (PathBuf, Version)| {
-        let entry = read_entry(&p, &v, location, &keep);
-        (p, v, entry)
-    };
-    if files.len() <= 64 {
-        return files.into_iter().map(read).collect();
+    in_parallel(files, |(p, v)| {
+        (p.clone(), *v, read_entry(p, v, location, &keep))
+    })
+}
+
+/// `f` of each of `items`, in order; more than 64 items are spread over the cores (at most 8 threads).
+pub(in crate::queue) fn in_parallel<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    if items.len() <= 64 {
+        return items.iter().map(&f).collect();
     }
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);
-    let chunk = files.len().div_ceil(threads).max(64);
-    let mut parts = Vec::with_capacity(threads);
-    let mut rest = files;
-    while rest.len() > chunk {
-        let tail = rest.split_off(chunk);
-        parts.push(std::mem::replace(&mut rest, tail));
-    }
-    parts.push(rest);
-    let mut parts = parts.into_iter();
+    let chunk = items.len().div_ceil(threads).max(64);
+    let mut parts = items.chunks(chunk);
     let first = parts.next().unwrap_or_default();
-    // The calling thread reads the first part itself: one thread fewer, and one allocator arena fewer holding
+    let f = &f;
+    // The calling thread does the first part itself: one thread fewer, and one allocator arena fewer holding
     // plans for as long as the daemon runs.
-    let read = &read;
     std::thread::scope(|scope| {
         let workers: Vec<_> = parts
-            .map(|part| scope.spawn(move || part.into_iter().map(read).collect::<Vec<_>>()))
+            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<_>>()))
             .collect();
-        let mut all: Vec<Read<T>> = first.into_iter().map(read).collect();
+        let mut all: Vec<R> = first.iter().map(f).collect();
         for w in workers {
             all.extend(w.join().unwrap_or_default());
         }

@@ -1,5 +1,5 @@
-//! The daemon's looks at pending/: what changed since the last look, as summaries (the bot's snapshot follows it
-//! without a pass over every plan), and the whole folder's summaries at start-up.
+//! The daemon's looks at pending/: what changed since the last look, as briefs (the bot's snapshot follows it
+//! without a pass over every plan), and the whole folder's briefs at start-up.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,9 +16,9 @@ use super::{Listed, Queue, StoreError, is_plan_name};
 #[derive(Debug)]
 pub struct Listing(Vec<(PathBuf, Version)>);
 
-/// The summaries of every plan in pending/, and the files that are no plan, in path order.
+/// The briefs of every plan in pending/, and the files that are no plan, in path order.
 #[derive(Debug, Default)]
-pub struct Summaries {
+pub struct Briefs {
     pub plans: Vec<Arc<Listed>>,
     pub problems: Vec<Problem>,
 }
@@ -40,13 +40,13 @@ impl Queue {
         list_dir(&self.pending_dir()).map(Listing)
     }
 
-    /// The summaries of every plan in pending/ (files unchanged since the last look are not re-read).
-    pub fn summaries(&self) -> Result<Summaries, StoreError> {
+    /// The briefs of every plan in pending/ (files unchanged since the last look are not re-read).
+    pub fn briefs(&self) -> Result<Briefs, StoreError> {
         let listing = self.list_pending()?;
         let _one_at_a_time = lock(&self.scanning);
         let mut cache = lock(&self.parsed);
         self.refresh_listed(&mut cache, listing, &[], false)?;
-        let mut all = Summaries {
+        let mut all = Briefs {
             plans: Vec::with_capacity(cache.len()),
             problems: Vec::new(),
         };

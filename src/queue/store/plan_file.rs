@@ -3,7 +3,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::plan::{self, Diagnostic, Plan, Summary};
+use crate::plan::{self, Brief, Diagnostic, Plan};
 use crate::queue::atomic::read_regular;
 
 use super::StoreError;
@@ -37,21 +37,21 @@ pub struct Loaded {
     pub location: Location,
 }
 
-/// A pending plan as the daemon keeps it between looks: its file and its summary (what the queue listing,
+/// A pending plan as the daemon keeps it between looks: its file and its brief (what the queue listing,
 /// announcements, access checks and the clock read). A plan's own screens read the whole plan from the file.
 #[derive(Debug)]
 pub struct Listed {
     pub path: PathBuf,
-    pub summary: Summary,
+    pub brief: Brief,
 }
 
 impl Listed {
-    /// The summary of a plan read whole.
+    /// The brief of a plan read whole.
     #[must_use]
     pub fn of(loaded: &Loaded) -> Listed {
         Listed {
             path: loaded.path.clone(),
-            summary: Summary::of(&loaded.plan),
+            brief: Brief::of(&loaded.plan),
         }
     }
 }

@@ -83,13 +83,17 @@ impl Queue {
         Ok(dest)
     }
 
-    /// Revision `n` of plan `id` as kept in revisions/, if it is there and reads.
+    /// Revision `n` of plan `id` as kept in revisions/, if it is there, reads, and is that plan's (two ids can
+    /// share a file name: `a.b` and `a-b` are both `a-b`).
     #[must_use]
     pub fn kept_revision(&self, id: &str, n: u32) -> Option<crate::plan::Plan> {
         let path = self
             .revisions_dir()
             .join(format!("{}.r{n}.md", file_component(id)));
-        load(&path, Location::Completed).ok().map(|l| l.plan)
+        load(&path, Location::Completed)
+            .ok()
+            .map(|l| l.plan)
+            .filter(|p| p.id == id && p.revision == n)
     }
 
     /// Puts revision `text` of the plan `previous` (read as `before`) back into the queue, under the plan's lock:

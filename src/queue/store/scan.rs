@@ -1,5 +1,5 @@
 //! Scans of pending/ and completed/ into whole plans: the folder listed, the files whose version changed read, the
-//! cache brought up to date. (The daemon's looks, which keep summaries, are in `look.rs`.)
+//! cache brought up to date. (The daemon's looks, which keep briefs, are in `look.rs`.)
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -21,11 +21,11 @@ pub struct Scan {
 
 impl Queue {
     /// Reads every plan in pending/, whole (dotfiles, non-`.md` files, symlinks and folders are ignored). Files
-    /// whose version is unchanged since the last look are not re-read, unless the cache keeps only summaries
-    /// ([`Queue::keeping_summaries`]): then every file is read. The folder is listed before the scan lock is
+    /// whose version is unchanged since the last look are not re-read, unless the cache keeps only briefs
+    /// ([`Queue::keeping_briefs`]): then every file is read. The folder is listed before the scan lock is
     /// taken: a look at a few files (an event's) never waits for a listing of thousands.
     pub fn scan_pending(&self) -> Result<Scan, StoreError> {
-        if self.keep == Keep::Summaries {
+        if self.keep == Keep::Briefs {
             return read_whole(list_dir(&self.pending_dir())?, Location::Pending);
         }
         let listing = self.list_pending()?;
@@ -38,9 +38,9 @@ impl Queue {
     /// The scan of pending/ after a look at only `paths` (the files a file-system event named): each is re-read if
     /// its version changed, dropped if it is gone; every other file is taken as the last look found it. Paths
     /// outside pending/, dotfiles and non-`.md` files are ignored. Costs a `stat` per named path, not per file
-    /// (when the cache keeps only summaries, every file is read).
+    /// (when the cache keeps only briefs, every file is read).
     pub fn scan_changed(&self, paths: &[PathBuf]) -> Result<Scan, StoreError> {
-        if self.keep == Keep::Summaries {
+        if self.keep == Keep::Briefs {
             return self.scan_pending();
         }
         let named = self.pending_plans_among(paths);
@@ -59,7 +59,7 @@ impl Queue {
 /// Reads every listed file whole, in path order.
 fn read_whole(listed: Vec<(PathBuf, Version)>, location: Location) -> Result<Scan, StoreError> {
     let mut scan = Scan::default();
-    for (_, _, result) in read_all(listed, location, Arc::new) {
+    for (_, _, result) in read_all(&listed, location, Arc::new) {
         match result? {
             Some(Entry::Plan(l)) => scan.plans.push(l),
             Some(Entry::Problem(p)) => scan.problems.push(*p),

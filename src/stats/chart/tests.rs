@@ -119,7 +119,10 @@ fn readme_sample() {
         })
         .collect();
     let days = crate::stats::daily(
-        &plans,
+        &plans
+            .iter()
+            .map(crate::plan::Summary::of)
+            .collect::<Vec<_>>(),
         t("2026-02-01T00:00:00Z"),
         t("2026-02-14T23:00:00Z"),
         &jiff::tz::TimeZone::UTC,

@@ -6,7 +6,7 @@ use jiff::tz::TimeZone;
 
 use super::*;
 use crate::plan::DecisionStatus::{Answered, Skipped};
-use crate::stats::tests::{completed, decision, plan, t};
+use crate::stats::tests::{completed, decision, plan, summaries, t};
 
 fn day(date: &str, answered: usize, p50_seconds: Option<i64>) -> Day {
     Day {
@@ -20,7 +20,7 @@ fn day(date: &str, answered: usize, p50_seconds: Option<i64>) -> Day {
 fn an_empty_period_has_every_day_at_zero() {
     // The fixture's plans all completed before March.
     let got = daily(
-        &completed(),
+        &summaries(&completed()),
         t("2026-03-01T00:00:00Z"),
         t("2026-03-03T08:00:00Z"),
         &TimeZone::UTC,
@@ -35,7 +35,7 @@ fn an_empty_period_has_every_day_at_zero() {
     );
     // `since` after `now`: no days at all.
     let none = daily(
-        &completed(),
+        &summaries(&completed()),
         t("2026-03-04T00:00:00Z"),
         t("2026-03-03T00:00:00Z"),
         &TimeZone::UTC,
@@ -57,7 +57,7 @@ fn a_single_plan_is_on_the_day_it_was_answered() {
         decision("b", Answered, Some("b"), "2026-02-02T10:00:00Z", "1"),
     ];
     let got = daily(
-        &[p],
+        &summaries(&[p]),
         t("2026-02-02T00:00:00Z"),
         t("2026-02-02T23:00:00Z"),
         &TimeZone::UTC,
@@ -71,7 +71,7 @@ fn days_without_decisions_skips_and_the_deadline_are_not_timed() {
     // (14400 s by ann; the deadline's answer and skip are not in the series); p3 on 02-04 without created_at
     // (counted, not timed); `old` completed before `since` and `undated` without completed_at are out.
     let got = daily(
-        &completed(),
+        &summaries(&completed()),
         t("2026-02-01T00:00:00Z"),
         t("2026-02-05T12:00:00Z"),
         &TimeZone::UTC,
@@ -88,7 +88,7 @@ fn days_without_decisions_skips_and_the_deadline_are_not_timed() {
     );
     // The same decisions as the period's `answered`.
     let stats = crate::stats::compute(
-        &completed(),
+        &summaries(&completed()),
         &[],
         t("2026-02-01T00:00:00Z"),
         t("2026-02-05T12:00:00Z"),
@@ -128,7 +128,7 @@ fn days_are_local_and_answers_before_the_first_day_are_left_out() {
         decision("d2", Skipped, None, "2026-02-02T12:00:00Z", "1"),
     ];
     let got = daily(
-        &[late, across],
+        &summaries(&[late, across]),
         t("2026-02-01T23:00:00Z"),
         t("2026-02-03T10:00:00Z"),
         &berlin,

@@ -14,7 +14,7 @@ fn outline<P: Outline>(p: &P) -> (String, String, Priority, PlanStatus, u32, usi
 }
 
 #[test]
-fn a_summary_reads_as_the_plan_it_summarizes() {
+fn a_brief_reads_as_the_plan_it_summarizes() {
     let text = "---\nid: p1\ntitle: Pick\nagent: ceo\nsession: s\ntag: api\npriority: urgent\n\
                 created_at: 2026-02-01T10:00:00Z\ndeadline: 2026-02-02T10:00:00Z\nremind_every: 1h\n\
                 escalate_after: 2026-02-01T12:00:00Z\nescalate_to: [\"7\"]\napprovers: [\"1\", \"2\"]\nrequire: 2\n---\n\
@@ -22,23 +22,23 @@ fn a_summary_reads_as_the_plan_it_summarizes() {
                 **Options:**\n- `a` — A\n- `b` — B\n\n## Decision 2: Two\n\nid: q2\ndelegated_to: 5\ndelegated_by: 1\n\n\
                 **Options:**\n- `a` — A\n\n## Decision 3: Three\n\nid: q3\n\n**Options:**\n- `a` — A\n";
     let whole = parse(text, "p1").unwrap();
-    let summary = Summary::of(&whole);
-    assert_eq!(outline(&summary), outline(&whole));
-    assert_eq!(outline(&summary).6, 2);
+    let brief = Brief::of(&whole);
+    assert_eq!(outline(&brief), outline(&whole));
+    assert_eq!(outline(&brief).6, 2);
     assert_eq!(
-        (summary.tag(), summary.agent(), summary.created_at()),
+        (brief.tag(), brief.agent(), brief.created_at()),
         (whole.tag(), whole.agent(), whole.created_at())
     );
-    assert_eq!(summary.timing(), &whole.timing);
-    assert_eq!(summary.approval(), &whole.approval);
+    assert_eq!(brief.timing(), &whole.timing);
+    assert_eq!(brief.approval(), &whole.approval);
     assert_eq!(
-        summary.delegations().collect::<Vec<_>>(),
+        brief.delegations().collect::<Vec<_>>(),
         whole.delegations().collect::<Vec<_>>()
     );
-    assert_eq!(summary.delegations().collect::<Vec<_>>(), [(1, 5)]);
+    assert_eq!(brief.delegations().collect::<Vec<_>>(), [(1, 5)]);
     for hours in [0, 1, 2, 3, 30] {
         let now = parse_time("2026-02-01T10:30:00Z") + chrono::Duration::hours(hours);
-        assert_eq!(summary.due(now), whole.due(now), "{hours} h");
+        assert_eq!(brief.due(now), whole.due(now), "{hours} h");
     }
 }
 
@@ -46,12 +46,12 @@ fn a_summary_reads_as_the_plan_it_summarizes() {
 fn a_plan_without_timing_or_people_needs_no_more_than_its_strings() {
     let text = "---\nid: p2\n---\n# Plain\n\n## Decision 1: One\n\n**Options:**\n- `a` — A\n";
     let whole = parse(text, "p2").unwrap();
-    let summary = Summary::of(&whole);
-    assert!(summary.people.is_none());
-    assert_eq!(summary.timing(), &whole.timing);
-    assert_eq!(summary.approval(), &whole.approval);
-    assert_eq!(summary.due(chrono::Utc::now()), Due::default());
-    assert_eq!(outline(&summary), outline(&whole));
+    let brief = Brief::of(&whole);
+    assert!(brief.people.is_none());
+    assert_eq!(brief.timing(), &whole.timing);
+    assert_eq!(brief.approval(), &whole.approval);
+    assert_eq!(brief.due(chrono::Utc::now()), Due::default());
+    assert_eq!(outline(&brief), outline(&whole));
 }
 
 fn parse_time(s: &str) -> DateTime<Utc> {
