@@ -60,9 +60,23 @@ pub(super) type Read<T> = (PathBuf, Version, Result<Option<Entry<T>>, StoreError
 /// versions, in path order. Only the version of each is kept, not its whole metadata: with thousands of files this
 /// listing is made on every periodic rescan.
 pub(super) fn list_dir(dir: &Path) -> Result<Vec<(PathBuf, Version)>, StoreError> {
+    list_dir_giving_way(dir, &|| {})
+}
+
+/// How many files a listing looks at between two calls of its `give_way`.
+const GIVE_WAY_EVERY: usize = 64;
+
+/// [`list_dir`], calling `give_way` every few files: a caller with more urgent work can pause the listing there.
+pub(super) fn list_dir_giving_way(
+    dir: &Path,
+    give_way: &dyn Fn(),
+) -> Result<Vec<(PathBuf, Version)>, StoreError> {
     let entries = fs::read_dir(dir).map_err(StoreError::io(dir))?;
     let mut listed = Vec::new();
-    for entry in entries.flatten() {
+    for (i, entry) in entries.flatten().enumerate() {
+        if i % GIVE_WAY_EVERY == GIVE_WAY_EVERY - 1 {
+            give_way();
+        }
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         if !is_plan_name(name) {
