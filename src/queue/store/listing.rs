@@ -53,8 +53,8 @@ fn read_entry<T>(
     }
 }
 
-/// One file a scan read: its path, its version when read, and what reading it gave.
-pub(super) type Read<T> = (PathBuf, Version, Result<Option<Entry<T>>, StoreError>);
+/// What reading one file gave (see [`read_entry`]).
+pub(super) type Read<T> = Result<Option<Entry<T>>, StoreError>;
 
 /// The plan files in `dir` (visible `.md` regular files; a symlink is never followed out of the queue) with their
 /// versions, in path order. Only the version of each is kept, not its whole metadata: with thousands of files this
@@ -98,15 +98,14 @@ pub(super) fn list_dir_giving_way(
 }
 
 /// Reads `files`, keeping of each plan what `keep` makes of it (on the thread that parsed it: a start-up that keeps
-/// summaries never holds thousands of whole plans); thousands of files (a start-up) are spread over the cores.
+/// briefs never holds thousands of whole plans); thousands of files (a start-up) are spread over the cores. What
+/// each file gave, in the order of `files`.
 pub(super) fn read_all<T: Send>(
     files: &[(PathBuf, Version)],
     location: Location,
     keep: impl Fn(Loaded) -> T + Sync,
 ) -> Vec<Read<T>> {
-    in_parallel(files, |(p, v)| {
-        (p.clone(), *v, read_entry(p, v, location, &keep))
-    })
+    in_parallel(files, |(p, v)| read_entry(p, v, location, &keep))
 }
 
 /// `f` of each of `items`, in order; more than 64 items are spread over the cores (at most 8 threads).
