@@ -3,6 +3,7 @@
 //! queued for the announcer. A look costs what changed: the store says which files changed, the snapshot takes
 //! those out and puts them in ([`Snapshot::after`]).
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -16,7 +17,7 @@ use crate::queue::{Briefs, Delta, Listed, Listing, Problem, Scan, StoreError};
 use crate::telegram::callback::PlanRef;
 use crate::telegram::views::{self, View};
 
-use super::context::Ctx;
+use super::context::{Ctx, Looks};
 use super::notice::Notice;
 use super::state::{QueueOrder, Snapshot, problems_to_warn};
 
@@ -119,8 +120,12 @@ impl Ctx {
                 }
             };
             while let Some(asked) = looks.changes.everything_asked() {
-                let queue = self.queue().clone();
-                let listed = tokio::task::spawn_blocking(move || queue.list_pending()).await;
+                let (queue, waits_for) = (self.queue().clone(), Arc::clone(looks));
+                let listed = tokio::task::spawn_blocking(move || {
+                    let paused = Cell::new(Duration::ZERO);
+                    queue.list_pending_giving_way(|| give_way(&waits_for, &paused))
+                })
+                .await;
                 let _one_at_a_time = looks.busy.lock().await;
                 let named = looks.changes.take_listed(asked);
                 match listed {
@@ -188,6 +193,24 @@ impl Ctx {
                 self.queue_order(s, Actor::User(user));
             }
         });
+    }
+}
+
+/// How long one safety-net listing may pause in all for looks at the files events named (a stream of events never
+/// holds the listing back for long).
+const GIVE_WAY_AT_MOST: Duration = Duration::from_millis(50);
+/// How long the listing sleeps before it looks again whether it may go on.
+const GIVE_WAY_STEP: Duration = Duration::from_micros(500);
+
+/// Called by the safety-net listing between files: while events named files no look has taken yet, or a look at
+/// them is under way, the listing pauses (`paused`: for how long so far), so that a dropped file is announced with
+/// the CPU to itself rather than beside a `stat` of every file of a large queue.
+fn give_way(looks: &Looks, paused: &Cell<Duration>) {
+    while paused.get() < GIVE_WAY_AT_MOST
+        && (looks.changes.named_waiting() || looks.busy.try_lock().is_err())
+    {
+        std::thread::sleep(GIVE_WAY_STEP);
+        paused.set(paused.get() + GIVE_WAY_STEP);
     }
 }
 

@@ -84,6 +84,12 @@ impl Changes {
         }
     }
 
+    /// True when events named files no look has taken yet.
+    #[must_use]
+    pub fn named_waiting(&self) -> bool {
+        !crate::sync::lock(&self.0).paths.is_empty()
+    }
+
     /// The files events named since the last take, leaving a request for a look at the whole folder in place.
     #[must_use]
     pub fn take_paths(&self) -> Vec<PathBuf> {

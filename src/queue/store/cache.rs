@@ -80,7 +80,11 @@ impl Queue {
                 changed.push(path);
             }
         }
-        for (path, version, result) in read {
+        // A first look (the start-up) builds the cache in one go, its nodes full: inserting thousands of files in
+        // path order would leave every node half empty.
+        let first = cache.is_empty();
+        let mut built = Vec::with_capacity(if first { read.len() } else { 0 });
+        for ((path, version), result) in stale.into_iter().zip(read) {
             let entry = result?;
             forget(cache, &mut index, &path);
             if report {
@@ -90,8 +94,15 @@ impl Queue {
                 if let Entry::Plan(held) = &entry {
                     index.insert(&held.listed);
                 }
-                cache.insert(path, (version, entry));
+                if first {
+                    built.push((path, (version, entry)));
+                } else {
+                    cache.insert(path, (version, entry));
+                }
             }
+        }
+        if first {
+            *cache = built.into_iter().collect();
         }
         changed.sort_unstable();
         Ok(changed)

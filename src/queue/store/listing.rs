@@ -53,16 +53,30 @@ fn read_entry<T>(
     }
 }
 
-/// One file a scan read: its path, its version when read, and what reading it gave.
-pub(super) type Read<T> = (PathBuf, Version, Result<Option<Entry<T>>, StoreError>);
+/// What reading one file gave (see [`read_entry`]).
+pub(super) type Read<T> = Result<Option<Entry<T>>, StoreError>;
 
 /// The plan files in `dir` (visible `.md` regular files; a symlink is never followed out of the queue) with their
 /// versions, in path order. Only the version of each is kept, not its whole metadata: with thousands of files this
 /// listing is made on every periodic rescan.
 pub(super) fn list_dir(dir: &Path) -> Result<Vec<(PathBuf, Version)>, StoreError> {
+    list_dir_giving_way(dir, &|| {})
+}
+
+/// How many files a listing looks at between two calls of its `give_way`.
+const GIVE_WAY_EVERY: usize = 64;
+
+/// [`list_dir`], calling `give_way` every few files: a caller with more urgent work can pause the listing there.
+pub(super) fn list_dir_giving_way(
+    dir: &Path,
+    give_way: &dyn Fn(),
+) -> Result<Vec<(PathBuf, Version)>, StoreError> {
     let entries = fs::read_dir(dir).map_err(StoreError::io(dir))?;
     let mut listed = Vec::new();
-    for entry in entries.flatten() {
+    for (i, entry) in entries.flatten().enumerate() {
+        if i % GIVE_WAY_EVERY == GIVE_WAY_EVERY - 1 {
+            give_way();
+        }
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         if !is_plan_name(name) {
@@ -84,15 +98,14 @@ pub(super) fn list_dir(dir: &Path) -> Result<Vec<(PathBuf, Version)>, StoreError
 }
 
 /// Reads `files`, keeping of each plan what `keep` makes of it (on the thread that parsed it: a start-up that keeps
-/// summaries never holds thousands of whole plans); thousands of files (a start-up) are spread over the cores.
+/// briefs never holds thousands of whole plans); thousands of files (a start-up) are spread over the cores. What
+/// each file gave, in the order of `files`.
 pub(super) fn read_all<T: Send>(
     files: &[(PathBuf, Version)],
     location: Location,
     keep: impl Fn(Loaded) -> T + Sync,
 ) -> Vec<Read<T>> {
-    in_parallel(files, |(p, v)| {
-        (p.clone(), *v, read_entry(p, v, location, &keep))
-    })
+    in_parallel(files, |(p, v)| read_entry(p, v, location, &keep))
 }
 
 /// `f` of each of `items`, in order; more than 64 items are spread over the cores (at most 8 threads).

@@ -7,14 +7,14 @@ use std::sync::Arc;
 use crate::sync::lock;
 
 use super::cache::ParsedCache;
-use super::listing::{Entry, Problem, list_dir};
+use super::listing::{Entry, Problem, list_dir, list_dir_giving_way};
 use super::version::Version;
 use super::{Listed, Queue, StoreError, is_plan_name};
 
 /// pending/ listed with each file's version, made without any lock: a look at a few files never waits for a
 /// listing of thousands.
 #[derive(Debug)]
-pub struct Listing(Vec<(PathBuf, Version)>);
+pub struct Listing(pub(super) Vec<(PathBuf, Version)>);
 
 /// The briefs of every plan in pending/, and the files that are no plan, in path order.
 #[derive(Debug, Default)]
@@ -38,6 +38,12 @@ impl Queue {
     /// Lists pending/ for [`Queue::look_listed`].
     pub fn list_pending(&self) -> Result<Listing, StoreError> {
         list_dir(&self.pending_dir()).map(Listing)
+    }
+
+    /// [`Queue::list_pending`], calling `give_way` every few files: the daemon pauses its safety-net listing there
+    /// while a look at the files events named needs the CPU.
+    pub fn list_pending_giving_way(&self, give_way: impl Fn()) -> Result<Listing, StoreError> {
+        list_dir_giving_way(&self.pending_dir(), &give_way).map(Listing)
     }
 
     /// The briefs of every plan in pending/ (files unchanged since the last look are not re-read).

@@ -59,7 +59,7 @@ impl Queue {
 /// Reads every listed file whole, in path order.
 fn read_whole(listed: Vec<(PathBuf, Version)>, location: Location) -> Result<Scan, StoreError> {
     let mut scan = Scan::default();
-    for (_, _, result) in read_all(&listed, location, Arc::new) {
+    for result in read_all(&listed, location, Arc::new) {
         match result? {
             Some(Entry::Plan(l)) => scan.plans.push(l),
             Some(Entry::Problem(p)) => scan.problems.push(*p),

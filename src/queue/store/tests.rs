@@ -292,3 +292,20 @@ fn a_listing_keeps_the_version_and_the_time_a_problem_is_remembered_by() {
     }
     assert!(listed.iter().any(|(p, _)| *p == path));
 }
+
+#[test]
+fn a_listing_gives_way_every_few_files_and_lists_the_same() {
+    let (_dir, queue, _) = queue();
+    for i in 0..130 {
+        fs::write(queue.pending_dir().join(format!("x{i:03}.md")), "x").unwrap();
+    }
+    let calls = std::cell::Cell::new(0);
+    let gave_way = queue
+        .list_pending_giving_way(|| calls.set(calls.get() + 1))
+        .unwrap();
+    // 131 files (and no other entries): a pause after the 64th and the 128th.
+    assert_eq!(calls.get(), 2);
+    let listed = list_dir(&queue.pending_dir()).unwrap();
+    let paths = |l: &[(PathBuf, _)]| l.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+    assert_eq!(paths(&gave_way.0), paths(&listed));
+}
