@@ -70,6 +70,8 @@ const PURE: &[&str] = &[
     "telegram",
     "stats",
     "actions::access",
+    "actions::decide",
+    "actions::outcome",
     "actions::seen",
 ];
 

@@ -3,6 +3,7 @@
 use std::fs;
 
 use super::*;
+use crate::plan::AnswerValue;
 
 const NOW: &str = "2026-02-01T10:00:00Z";
 const OWNER: u64 = 93533553;

@@ -7,16 +7,21 @@
 
 pub(crate) mod access;
 mod audit;
+mod decide;
+mod outcome;
 pub mod seen;
 
 use std::fmt;
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::plan::{AnswerValue, Edit, InputRefusal, Kind, Plan, input};
+use crate::plan::Plan;
 use crate::queue::{self, Loaded, Queue, StoreError};
 
 pub use access::{Access, Refusal, Role};
+pub use outcome::{Outcome, Tell};
+
+use decide::{Stop, decide};
+use outcome::tell;
 
 /// Who takes an action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -162,72 +167,6 @@ impl Action {
     }
 }
 
-/// What became of an action.
-#[derive(Debug)]
-pub enum Outcome {
-    /// Nothing to change: the plan as it is now (open, start of a custom answer).
-    Current(Loaded),
-    /// The change to decision `decision` (its index in `plan`) is on disk: an answer, a skip, a note, a
-    /// delegation; `tell` says who else must hear of it.
-    Recorded {
-        plan: Loaded,
-        decision: usize,
-        tell: Tell,
-    },
-    /// The actor's sign-off is on disk; more are needed before the plan is submitted.
-    SignedOff(Loaded),
-    /// The plan is completed: in completed/, with its notify file when notifications are on.
-    Submitted {
-        plan: Loaded,
-        notify: Option<PathBuf>,
-    },
-    /// The plan was sent back to its agent with the actor's feedback: in returned/, with its notify file when
-    /// notifications are on.
-    SentBack {
-        plan: Loaded,
-        notify: Option<PathBuf>,
-    },
-    /// The daemon's bookkeeping (`reminded_at`) is on disk.
-    Noted(Loaded),
-    /// `escalated_at` is on disk: the plan goes to `to` (the members `escalate_to` names), who may answer it
-    /// from now on.
-    Escalated { plan: Loaded, to: Vec<u64> },
-    /// The file changed since the actor's view was drawn: nothing was recorded; the plan as it is now.
-    Stale(Loaded),
-    /// The plan is no longer pending (completed, deleted, or it never existed).
-    Gone,
-    /// The actor may not do this; nothing was read or changed beyond what the check needed.
-    Refused(Refusal),
-    /// A valid request that could not be applied (empty answer, unfinished plan, input that does not fit the
-    /// decision, a write error); the plan as it is now.
-    NotRecorded { plan: Loaded, error: StoreError },
-}
-
-impl Outcome {
-    /// The refusal of the actor's input (a number out of range, a Done outside `min`…`max`, …), when that is why
-    /// nothing was recorded: its text states what is accepted (`` `12abc` is not a number written in digits.
-    /// Send a whole number from 1 to 10. ``), for the front end to show and to ask again.
-    #[must_use]
-    pub fn input_refusal(&self) -> Option<&InputRefusal> {
-        match self {
-            Outcome::NotRecorded {
-                error: StoreError::Edit(e),
-                ..
-            } => e.input_refusal(),
-            _ => None,
-        }
-    }
-}
-
-/// People a recorded change concerns besides the actor.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Tell {
-    /// They had signed off; the changed answer cleared every sign-off.
-    pub signoffs_cleared: Vec<u64>,
-    /// The delegate answered: the person who delegated the decision to them.
-    pub delegator: Option<u64>,
-}
-
 /// The one place plans change: the queue, and who may change what.
 #[derive(Debug, Clone)]
 pub struct Actions {
@@ -294,7 +233,7 @@ impl Actions {
             let Some(loaded) = self.pending(plan_id) else {
                 return Outcome::Gone;
             };
-            return match self.decide(actor, action, &loaded.plan) {
+            return match decide(&self.access, actor, action, &loaded.plan) {
                 Err(stop) => stop.outcome(loaded),
                 // Only an action that edits gets an edit.
                 Ok(_) => Outcome::Current(loaded),
@@ -304,7 +243,7 @@ impl Actions {
         let mut before = Vec::new();
         let decide = |plan: &Plan| {
             before.clone_from(&plan.approval.signoffs);
-            self.decide(actor, action, plan)
+            decide(&self.access, actor, action, plan)
         };
         let by = actor.to_string();
         let edited = self.queue.edit_with(plan_id, Some(&by), now, decide);
@@ -322,186 +261,6 @@ impl Actions {
         // The change's line is on disk before any front end acknowledges it.
         audit::record(&self.queue, actor, action, &outcome, now);
         outcome
-    }
-
-    /// The edit `action` by `actor` makes on `plan` as it is now, or why it makes none.
-    fn decide(&self, actor: Actor, action: &Action, plan: &Plan) -> Result<Edit, Stop> {
-        self.access
-            .check(actor, plan, action)
-            .map_err(Stop::Refused)?;
-        // The decision a whole-decision action names, if it is still the one the actor saw.
-        let seen_decision = |decision: &usize, seen: &String| {
-            plan.decisions
-                .get(*decision)
-                .filter(|d| seen::of_decision(d) == *seen)
-                .ok_or(Stop::Stale)
-        };
-        // The id of the decision typed text is for: by id as the prompt took it (an id no longer there is left
-        // to the edit, which names it), or by position if it is still what the form showed.
-        let typed_decision = |to: &Typed| match to {
-            Typed::Id(id) => Ok(id.clone()),
-            Typed::Shown { .. } => to
-                .index_in(plan)
-                .map(|i| plan.decisions[i].id.clone())
-                .ok_or(Stop::Stale),
-        };
-        Ok(match action {
-            Action::Open => return Err(Stop::Current),
-            Action::StartCustom { decision, seen }
-            | Action::StartNote { decision, seen }
-            | Action::StartDelegate { decision, seen } => {
-                seen_decision(decision, seen)?;
-                return Err(Stop::Current);
-            }
-            Action::Answer {
-                decision,
-                option,
-                seen,
-            } => plan
-                .decisions
-                .get(*decision)
-                .and_then(|d| {
-                    let o = d.options.get(*option)?;
-                    (seen::of_option(d, o) == *seen).then(|| Edit::Answer {
-                        decision: d.id.clone(),
-                        key: o.key.clone(),
-                        label: o.label.clone(),
-                    })
-                })
-                .ok_or(Stop::Stale)?,
-            Action::Skip { decision, seen } => Edit::Skip {
-                decision: seen_decision(decision, seen)?.id.clone(),
-            },
-            Action::AnswerMulti {
-                decision,
-                options,
-                custom,
-                seen,
-            } => {
-                let d = seen_decision(decision, seen)?;
-                Edit::Value {
-                    decision: d.id.clone(),
-                    value: input::read_picks(d, options, custom.as_deref()).map_err(Stop::Input)?,
-                    edited: None,
-                }
-            }
-            Action::AnswerInput {
-                decision,
-                input: typed,
-                seen,
-            } => {
-                let d = seen_decision(decision, seen)?;
-                // Text of one's own for a `multi` that allows it: added to the options recorded so far.
-                if let Kind::Multi { .. } = d.kind
-                    && d.allow_custom
-                {
-                    let picks = d.picked_options();
-                    return Ok(Edit::Value {
-                        decision: d.id.clone(),
-                        value: input::read_picks(d, &picks, Some(typed)).map_err(Stop::Input)?,
-                        edited: None,
-                    });
-                }
-                if let Kind::Multi { .. } = d.kind {
-                    return Err(Stop::Input(InputRefusal {
-                        reason: "This is a multi decision: pick its options.".to_owned(),
-                        prompt: input::prompt_for(d),
-                    }));
-                }
-                let value = input::read_input(d, typed).map_err(Stop::Input)?;
-                match (&d.kind, value) {
-                    (Kind::Choice, AnswerValue::Text(text)) => Edit::Custom {
-                        decision: d.id.clone(),
-                        text,
-                    },
-                    (kind, value) => Edit::Value {
-                        decision: d.id.clone(),
-                        edited: match (kind, &value) {
-                            (Kind::Edit { proposal, .. }, AnswerValue::Text(t))
-                                if d.chosen_option_of(t).is_none() =>
-                            {
-                                Some(*t != proposal.text)
-                            }
-                            _ => None,
-                        },
-                        value,
-                    },
-                }
-            }
-            Action::Approve { decision, seen } => {
-                let d = seen_decision(decision, seen)?;
-                let proposal = d.kind.proposal().ok_or(Stop::Stale)?;
-                Edit::Value {
-                    decision: d.id.clone(),
-                    value: AnswerValue::Text(proposal.text.clone()),
-                    edited: Some(false),
-                }
-            }
-            Action::Decline { seen } => {
-                if seen::of_answers(plan) != *seen {
-                    return Err(Stop::Stale);
-                }
-                Edit::Decline
-            }
-            Action::StartRequestChanges { seen } => {
-                if seen::of_answers(plan) != *seen {
-                    return Err(Stop::Stale);
-                }
-                return Err(Stop::Current);
-            }
-            Action::RequestChanges { seen, feedback } => {
-                if seen::of_answers(plan) != *seen {
-                    return Err(Stop::Stale);
-                }
-                Edit::RequestChanges {
-                    feedback: feedback.clone(),
-                }
-            }
-            Action::Delegate { decision, to, seen } => {
-                let d = seen_decision(decision, seen)?;
-                let Actor::User(by) = actor else {
-                    return Err(Stop::Refused(Refusal::ClockOnly));
-                };
-                Edit::Delegate {
-                    decision: d.id.clone(),
-                    to: *to,
-                    by,
-                }
-            }
-            // Only a view of a delegated decision offers ↩️ Take back.
-            Action::TakeBack { decision, seen } => {
-                let d = seen_decision(decision, seen)?;
-                if d.delegated_to.is_none() {
-                    return Err(Stop::Stale);
-                }
-                Edit::TakeBack {
-                    decision: d.id.clone(),
-                }
-            }
-            Action::Note { to, text } => Edit::Note {
-                decision: typed_decision(to)?,
-                text: text.clone(),
-            },
-            Action::Submit { seen } | Action::SignOff { seen }
-                if seen::of_answers(plan) != *seen =>
-            {
-                return Err(Stop::Stale);
-            }
-            Action::Submit { .. } | Action::SignOff { .. } => match actor {
-                Actor::User(user) if plan.approval.needs_signoffs() => Edit::SignOff {
-                    user,
-                    answers: crate::plan::answers_of(plan),
-                },
-                _ => Edit::Submit,
-            },
-            Action::Custom { to, text } => Edit::Custom {
-                decision: typed_decision(to)?,
-                text: text.clone(),
-            },
-            Action::ApplyDeadline => Edit::Deadline,
-            Action::Remind => Edit::Reminded,
-            Action::Escalate => Edit::Escalated,
-        })
     }
 
     /// What became of an edit, as the actor's outcome.
@@ -588,65 +347,6 @@ impl Actions {
     /// The pending plan `id` as it is on disk now.
     fn pending(&self, id: &str) -> Option<Loaded> {
         self.queue.find_pending(id).ok().flatten()
-    }
-}
-
-/// Why an action makes no edit.
-#[derive(Debug)]
-enum Stop {
-    /// It only looks: the plan as it is now.
-    Current,
-    /// The actor's view no longer matches the file.
-    Stale,
-    Refused(Refusal),
-    /// The actor's input does not fit the decision: nothing is recorded, the refusal says what is accepted.
-    Input(InputRefusal),
-}
-
-impl Stop {
-    fn outcome(self, plan: Loaded) -> Outcome {
-        match self {
-            Stop::Current => Outcome::Current(plan),
-            Stop::Stale => Outcome::Stale(plan),
-            Stop::Refused(refusal) => Outcome::Refused(refusal),
-            Stop::Input(refusal) => Outcome::NotRecorded {
-                plan,
-                error: StoreError::Edit(crate::plan::EditError::Input(refusal)),
-            },
-        }
-    }
-}
-
-/// Who must hear of a recorded change: the signers whose sign-offs a changed answer cleared (`before` is the
-/// list before the edit), and the delegator when their delegate answered.
-fn tell(actor: Actor, before: &[u64], after: &Plan, decision: usize, action: &Action) -> Tell {
-    let answers = matches!(
-        action,
-        Action::Answer { .. }
-            | Action::Custom { .. }
-            | Action::Skip { .. }
-            | Action::AnswerMulti { .. }
-            | Action::AnswerInput { .. }
-            | Action::Approve { .. }
-    );
-    let signoffs_cleared = if answers && after.approval.signoffs.is_empty() {
-        before
-            .iter()
-            .copied()
-            .filter(|u| Actor::User(*u) != actor)
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let delegator = match (actor, after.decisions.get(decision)) {
-        (Actor::User(user), Some(d)) if answers && d.delegated_to == Some(user) => {
-            d.delegated_by.filter(|by| *by != user)
-        }
-        _ => None,
-    };
-    Tell {
-        signoffs_cleared,
-        delegator,
     }
 }
 

@@ -3,7 +3,7 @@
 use std::fs;
 
 use super::*;
-use crate::plan::EditError;
+use crate::plan::{Edit, EditError};
 
 const NOW: &str = "2026-02-01T10:00:00Z";
 const ALICE: u64 = 93533553;
