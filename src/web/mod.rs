@@ -16,6 +16,7 @@ mod layout;
 pub(crate) mod markdown;
 mod origin;
 mod pages;
+mod plan_forms;
 mod plan_page;
 mod revision_page;
 pub(crate) mod serving;
@@ -289,9 +290,9 @@ fn router(web: Web) -> Router {
         .route("/logout", post(pages::logout))
         .route("/queue", get(pages::queue))
         .route("/plan", get(plan_page::show))
-        .route("/plan/decide", post(plan_page::decide))
-        .route("/plan/submit", post(plan_page::submit))
-        .route("/plan/request-changes", post(plan_page::request_changes))
+        .route("/plan/decide", post(plan_forms::decide))
+        .route("/plan/submit", post(plan_forms::submit))
+        .route("/plan/request-changes", post(plan_forms::request_changes))
         .route("/bulk", get(bulk::show).post(bulk::answer))
         .route("/stats", get(stats_page::show))
         .route("/history", get(history_page::show))
