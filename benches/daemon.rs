@@ -175,10 +175,23 @@ struct Taps {
     busy_rss: u64,
 }
 
-/// Tap → editMessageText and tap → answerCallbackQuery at the fake, with `plans` pending; beside them the bare
-/// durable write of the same file.
-async fn tap_latency(plans: usize, samples: usize) -> Taps {
+/// Tap → editMessageText and tap → answerCallbackQuery at the fake, with `plans` pending and `trail` lines already
+/// in this month's audit file; beside them the bare durable write of the same file.
+async fn tap_latency(plans: usize, samples: usize, trail: usize) -> Taps {
     let env = Env::new().await;
+    if trail > 0 {
+        let dir = env.pending().parent().unwrap().join("audit");
+        fs::create_dir_all(&dir).unwrap();
+        let month = chrono::Utc::now().format("%Y-%m");
+        let mut lines = String::new();
+        for i in 0..trail {
+            lines.push_str(&format!(
+                "{{\"at\":\"{month}-01T09:00:00Z\",\"actor\":\"{OWNER}\",\"action\":\"answer\",\"plan\":\"earlier-{i}\",\"revision\":1,\"decision\":\"storage\",\"value\":\"A\",\"seen\":\"0123456789abcdef\",\"file_sha256\":\"{:064x}\",\"prev\":\"{:064x}\"}}\n",
+                i, i + 1
+            ));
+        }
+        fs::write(dir.join(format!("{month}.jsonl")), lines).unwrap();
+    }
     // Plans of the example plan's size (3 decisions); taps go round the plans and decisions, alternating the
     // option, so every tap changes an answer.
     for p in 0..plans {
@@ -478,25 +491,29 @@ async fn main() {
 
     let mut rss = (0, 0);
     let tap_samples = |plans: usize| if plans == 10 { n(1000, 40) } else { n(300, 40) };
-    for plans in [10, 1000] {
-        let taps = tap_latency(plans, tap_samples(plans)).await;
-        if plans == 10 {
+    // The last run: a month's trail already long (30,000 lines, ~10 MB): a tap costs the same.
+    for (plans, trail) in [(10, 0), (1000, 0), (10, n(30_000, 3_000))] {
+        let taps = tap_latency(plans, tap_samples(plans), trail).await;
+        if plans == 10 && trail == 0 {
             rss = (taps.idle_rss, taps.busy_rss);
         }
+        let pending = if trail == 0 {
+            format!("{plans} plans pending")
+        } else {
+            format!("{plans} plans pending, {trail} lines in the month's trail before")
+        };
         let bare = &taps.bare;
         let ratio = |d: Duration| d.as_secs_f64() / bare.median().as_secs_f64();
         // Every tap also appends its audit line (fsynced) before it is acknowledged (issue 25: ≤ 3 × the bare
         // write with it).
         let rows = [
             (
-                format!(
-                    "tap → editMessageText, answer and its audit line durable ({plans} plans pending)"
-                ),
+                format!("tap → editMessageText, answer and its audit line durable ({pending})"),
                 &taps.edits,
             ),
             (
                 format!(
-                    "tap → answerCallbackQuery (answer and its audit line durable and acknowledged; {plans} plans pending)"
+                    "tap → answerCallbackQuery (answer and its audit line durable and acknowledged; {pending})"
                 ),
                 &taps.answers,
             ),

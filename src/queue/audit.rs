@@ -155,6 +155,11 @@ fn repair_locked(dir: &Path, now: &str) -> io::Result<Option<Entry>> {
     let Some(newest) = months(dir)?.pop() else {
         return Ok(None);
     };
+    // Every append comes here: only the last byte is read unless the line is torn (rare), so an append costs
+    // the same however long the month's trail is.
+    if ends_whole(&mut File::open(&newest)?)? {
+        return Ok(None);
+    }
     let bytes = fs::read(&newest)?;
     if bytes.is_empty() || bytes.last() == Some(&b'\n') {
         return Ok(None);
@@ -178,6 +183,18 @@ fn repair_locked(dir: &Path, now: &str) -> io::Result<Option<Entry>> {
     };
     tracing::warn!(file = %newest.display(), bytes = bytes.len() - kept, "audit: a torn last line was cut off and recorded");
     append_locked(dir, &name, &change).map(Some)
+}
+
+/// True when `file` is empty or ends with a line break: no torn last line.
+fn ends_whole(file: &mut File) -> io::Result<bool> {
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(true);
+    }
+    file.seek(SeekFrom::Start(len - 1))?;
+    let mut last = [0u8];
+    file.read_exact(&mut last)?;
+    Ok(last[0] == b'\n')
 }
 
 /// Appends `change` to the month file `name` (or the newest, when that is later), the lock held.
