@@ -15,6 +15,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+mod read;
+
+pub use read::{Checked, read, read_for_plans, read_where};
+
 /// The folder in the queue root.
 pub const DIR: &str = "audit";
 /// `prev` of the very first line.
@@ -274,91 +278,6 @@ pub struct Intact {
     pub entries: usize,
     /// SHA-256 of the last line (or [`GENESIS`] when there is none): keep it elsewhere to notice a cut-off end.
     pub head: String,
-}
-
-/// Every entry of the trail, oldest first, once the chain is checked.
-pub fn read(queue_root: &Path) -> io::Result<Result<(Intact, Vec<Entry>), Broken>> {
-    read_where(queue_root, |_| true)
-}
-
-/// The entries of the trail that `keep` keeps, oldest first, once the whole chain is checked (every line is read
-/// and checked; only the kept ones are held).
-pub fn read_where(
-    queue_root: &Path,
-    mut keep: impl FnMut(&Entry) -> bool,
-) -> io::Result<Result<(Intact, Vec<Entry>), Broken>> {
-    let dir = queue_root.join(DIR);
-    let mut count = 0;
-    let mut expected = GENESIS.to_owned();
-    let mut entries = Vec::new();
-    for path in months(&dir)? {
-        let name = format!(
-            "{DIR}/{}",
-            path.file_name()
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
-        );
-        let bytes = fs::read(&path)?;
-        let broken = |line: usize, reason: String| {
-            Err(Broken {
-                file: name.clone(),
-                line,
-                reason,
-            })
-        };
-        if bytes.is_empty() {
-            continue;
-        }
-        if bytes.last() != Some(&b'\n') {
-            let n = bytes.iter().filter(|b| **b == b'\n').count() + 1;
-            return Ok(broken(n, "the file ends inside a line (truncated)".into()));
-        }
-        for (i, line) in bytes[..bytes.len() - 1].split(|b| *b == b'\n').enumerate() {
-            let n = i + 1;
-            let entry: Entry = match serde_json::from_slice(line) {
-                Ok(e) => e,
-                Err(e) => {
-                    let reason = format!(
-                        "not an audit entry ({})",
-                        crate::serde_message::without_position(&e.to_string())
-                    );
-                    return Ok(broken(n, reason));
-                }
-            };
-            if entry.prev != expected {
-                let reason = if expected == GENESIS {
-                    "the chain starts here without its first entry: an earlier line or month file was removed, \
-                     or lines were moved"
-                        .to_owned()
-                } else {
-                    "its `prev` is not the digest of the line before it: that line, or this one, was \
-                     changed, removed or moved"
-                        .to_owned()
-                };
-                return Ok(broken(n, reason));
-            }
-            // A line sits in its own month's file, or a later one (written when a clock had gone back: the chain
-            // never goes back to an older file); never in an earlier one.
-            let file_month = name.rsplit('/').next().unwrap_or_default();
-            if month_file(&entry.at).is_none_or(|m| m.as_str() > file_month) {
-                return Ok(broken(
-                    n,
-                    format!("stamped {}, in the wrong month file", entry.at),
-                ));
-            }
-            expected = sha256_hex(line);
-            count += 1;
-            if keep(&entry) {
-                entries.push(entry);
-            }
-        }
-    }
-    Ok(Ok((
-        Intact {
-            entries: count,
-            head: expected,
-        },
-        entries,
-    )))
 }
 
 #[cfg(test)]

@@ -234,3 +234,106 @@ fn a_torn_last_line_is_cut_off_and_recorded_never_dropped() {
     assert_eq!(actions, ["repair", "answer"]);
     assert_eq!(entries[6].value.as_deref(), Some("{\"at\""));
 }
+
+/// Six entries over three months, of plans `old` (September), `mid` (October) and `new` (November).
+fn trail_of_three_plans() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (at, plan, v) in [
+        ("2026-09-01T10:00:00Z", "old", "a"),
+        ("2026-09-02T10:00:00Z", "old", "b"),
+        ("2026-10-01T10:00:00Z", "mid", "c"),
+        ("2026-10-02T10:00:00Z", "mid", "d"),
+        ("2026-11-01T10:00:00Z", "new", "e"),
+        ("2026-11-02T10:00:00Z", "new", "f"),
+    ] {
+        append(
+            dir.path(),
+            &Change {
+                plan,
+                ..change(at, v)
+            },
+        )
+        .unwrap();
+    }
+    dir
+}
+
+fn plans(ids: &[&str]) -> std::collections::HashSet<String> {
+    ids.iter().map(|s| (*s).to_owned()).collect()
+}
+
+#[test]
+fn a_plans_lines_read_through_the_remembered_months_are_the_lines_a_whole_read_finds() {
+    let dir = trail_of_three_plans();
+    let checked = Checked::default();
+    for wanted in [&["new"][..], &["old"], &["mid", "new"], &[], &["old"]] {
+        let whole = read_where(dir.path(), |e| wanted.contains(&e.plan.as_str()));
+        let remembered = read_for_plans(dir.path(), &checked, &plans(wanted));
+        assert_eq!(remembered.unwrap(), whole.unwrap(), "{wanted:?}");
+    }
+    assert_eq!(checked.months(), 3);
+    // A line appended to November after the months were remembered is read.
+    append(
+        dir.path(),
+        &Change {
+            plan: "new",
+            ..change("2026-11-03T10:00:00Z", "g")
+        },
+    )
+    .unwrap();
+    let (intact, entries) = read_for_plans(dir.path(), &checked, &plans(&["new"]))
+        .unwrap()
+        .unwrap();
+    assert_eq!(intact, read(dir.path()).unwrap().unwrap().0);
+    assert_eq!(intact.entries, 7);
+    assert_eq!(
+        entries
+            .iter()
+            .map(|e| e.value.as_deref().unwrap())
+            .collect::<Vec<_>>(),
+        ["e", "f", "g"]
+    );
+}
+
+#[test]
+fn a_remembered_month_changed_or_removed_is_named_as_a_whole_read_names_it() {
+    // One byte of September (its length unchanged), after every month was remembered.
+    let dir = trail_of_three_plans();
+    let checked = Checked::default();
+    read_for_plans(dir.path(), &checked, &plans(&["new"]))
+        .unwrap()
+        .unwrap();
+    let path = file(dir.path(), "2026-09");
+    let text = fs::read_to_string(&path).unwrap();
+    fs::write(&path, text.replacen(r#""value":"b""#, r#""value":"x""#, 1)).unwrap();
+    let named = read_for_plans(dir.path(), &checked, &plans(&["new"])).unwrap();
+    assert_eq!(named.unwrap_err(), broken(dir.path()));
+    // October's file removed.
+    let dir = trail_of_three_plans();
+    let checked = Checked::default();
+    read_for_plans(dir.path(), &checked, &plans(&["new"]))
+        .unwrap()
+        .unwrap();
+    fs::remove_file(file(dir.path(), "2026-10")).unwrap();
+    let named = read_for_plans(dir.path(), &checked, &plans(&["new"])).unwrap();
+    assert_eq!(named.as_ref().unwrap_err(), &broken(dir.path()));
+    assert_eq!(named.unwrap_err().file, "audit/2026-11.jsonl");
+    // September's file replaced by a copy of itself (the same bytes, another file).
+    let dir = trail_of_three_plans();
+    let checked = Checked::default();
+    read_for_plans(dir.path(), &checked, &plans(&["new"]))
+        .unwrap()
+        .unwrap();
+    let september = file(dir.path(), "2026-09");
+    let copy = dir.path().join("copy");
+    fs::copy(&september, &copy).unwrap();
+    fs::rename(&copy, &september).unwrap();
+    assert_eq!(
+        read_for_plans(dir.path(), &checked, &plans(&["new"]))
+            .unwrap()
+            .unwrap(),
+        read_where(dir.path(), |e| e.plan == "new")
+            .unwrap()
+            .unwrap()
+    );
+}

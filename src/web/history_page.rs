@@ -50,6 +50,7 @@ pub async fn show(
     };
     let queue = web.actions.queue().clone();
     let actions = web.actions.clone();
+    let checked = std::sync::Arc::clone(&web.audit_checked);
     let user = session.user;
     let (q, agent) = (search.q.trim().to_owned(), search.agent.trim().to_owned());
     let found = tokio::task::spawn_blocking(move || {
@@ -66,12 +67,13 @@ pub async fn show(
                 record,
             })
             .collect();
-        // Only the shown plans' lines are kept (the whole chain is still checked).
+        // Only the shown plans' lines are kept; the whole chain is still checked (a month file unchanged since it
+        // was found intact, without a line of a shown plan, is not read again).
         let shown: std::collections::HashSet<String> = plans
             .iter()
             .map(|p: &Shown| p.record.plan.id.clone())
             .collect();
-        let trail = match audit::read_where(queue.root(), |e| shown.contains(&e.plan))? {
+        let trail = match audit::read_for_plans(queue.root(), &checked, &shown)? {
             Ok((_, entries)) => Ok(entries),
             Err(broken) => Err(broken.to_string()),
         };

@@ -108,6 +108,8 @@ pub(crate) struct Web {
     pub timezone: jiff::tz::TimeZone,
     /// Becomes `true` when the daemon stops: open event streams end with it.
     pub stop: tokio::sync::watch::Receiver<bool>,
+    /// The audit trail's month files the History page found intact, read again only when they change.
+    pub audit_checked: Arc<crate::queue::audit::Checked>,
 }
 
 impl Web {
@@ -212,6 +214,7 @@ pub async fn start(
         bot_token: Arc::new(settings.bot_token.clone()),
         timezone: settings.timezone.clone(),
         stop: stopped.clone(),
+        audit_checked: Arc::default(),
     };
     // Host and Origin are checked for every route, `/mcp` included, before anything else looks at a request.
     let app = router(web)
