@@ -132,18 +132,8 @@ fn append_fast(
     prev: audit::Entry,
 ) -> audit::Entry {
     let path = root.join(audit::DIR).join(format!("2026-{month:02}.jsonl"));
-    let entry = audit::Entry {
-        at: change.at.to_owned(),
-        actor: change.actor.to_owned(),
-        action: change.action.to_owned(),
-        plan: change.plan.to_owned(),
-        revision: change.revision,
-        decision: change.decision.map(str::to_owned),
-        value: change.value.map(str::to_owned),
-        seen: change.seen.map(str::to_owned),
-        file_sha256: audit::sha256_hex(change.file),
-        prev: audit::sha256_hex(&serde_json::to_vec(&prev).unwrap()),
-    };
+    let prev = audit::sha256_hex(&serde_json::to_vec(&prev).unwrap());
+    let entry = audit::Entry::chained(change, prev);
     let mut line = serde_json::to_vec(&entry).unwrap();
     line.push(b'\n');
     OpenOptions::new()

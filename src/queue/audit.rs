@@ -49,6 +49,25 @@ pub struct Entry {
     pub prev: String,
 }
 
+impl Entry {
+    /// The line `change` makes after the line whose digest is `prev`.
+    #[must_use]
+    pub fn chained(change: &Change, prev: String) -> Entry {
+        Entry {
+            at: change.at.to_owned(),
+            actor: change.actor.to_owned(),
+            action: change.action.to_owned(),
+            plan: change.plan.to_owned(),
+            revision: change.revision,
+            decision: change.decision.map(str::to_owned),
+            value: change.value.map(str::to_owned),
+            seen: change.seen.map(str::to_owned),
+            file_sha256: sha256_hex(change.file),
+            prev,
+        }
+    }
+}
+
 /// What to record; [`append`] adds the chain's `prev`.
 #[derive(Debug, Clone, Default)]
 pub struct Change<'a> {
@@ -221,18 +240,7 @@ fn append_locked(dir: &Path, name: &str, change: &Change) -> io::Result<Entry> {
             break;
         }
     }
-    let entry = Entry {
-        at: change.at.to_owned(),
-        actor: change.actor.to_owned(),
-        action: change.action.to_owned(),
-        plan: change.plan.to_owned(),
-        revision: change.revision,
-        decision: change.decision.map(str::to_owned),
-        value: change.value.map(str::to_owned),
-        seen: change.seen.map(str::to_owned),
-        file_sha256: sha256_hex(change.file),
-        prev,
-    };
+    let entry = Entry::chained(change, prev);
     let mut line = serde_json::to_vec(&entry).map_err(io::Error::other)?;
     line.push(b'\n');
     let path = dir.join(&name);
