@@ -152,8 +152,10 @@ pub fn append(queue_root: &Path, change: &Change) -> io::Result<Entry> {
             format!("audit: `{}` is no RFC 3339 time", change.at),
         )
     })?;
-    repair_locked(&dir, change.at)?;
-    let entry = append_locked(&dir, &name, change)?;
+    // The month files are listed once: a repair appends to the newest, and adds none.
+    let listed = months(&dir)?;
+    repair_locked(&dir, &listed, change.at)?;
+    let entry = append_locked(&dir, &listed, &name, change)?;
     lock.unlock()?;
     Ok(entry)
 }
@@ -168,28 +170,28 @@ pub fn repair(queue_root: &Path, now: &str) -> io::Result<Option<Entry>> {
         return Ok(None);
     }
     let lock = super::atomic::hold_lock(&dir.join(LOCK))?;
-    let repaired = repair_locked(&dir, now)?;
+    let repaired = repair_locked(&dir, &months(&dir)?, now)?;
     lock.unlock()?;
     Ok(repaired)
 }
 
 /// [`repair`] with the lock held.
-fn repair_locked(dir: &Path, now: &str) -> io::Result<Option<Entry>> {
-    let Some(newest) = months(dir)?.pop() else {
+fn repair_locked(dir: &Path, months: &[PathBuf], now: &str) -> io::Result<Option<Entry>> {
+    let Some(newest) = months.last() else {
         return Ok(None);
     };
     // Every append comes here: only the last byte is read unless the line is torn (rare), so an append costs
     // the same however long the month's trail is.
-    if ends_whole(&mut File::open(&newest)?)? {
+    if ends_whole(&mut File::open(newest)?)? {
         return Ok(None);
     }
-    let bytes = fs::read(&newest)?;
+    let bytes = fs::read(newest)?;
     if bytes.is_empty() || bytes.last() == Some(&b'\n') {
         return Ok(None);
     }
     let kept = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
     let torn = String::from_utf8_lossy(&bytes[kept..]).into_owned();
-    let file = OpenOptions::new().write(true).open(&newest)?;
+    let file = OpenOptions::new().write(true).open(newest)?;
     file.set_len(kept as u64)?;
     file.sync_all()?;
     let name = newest
@@ -205,7 +207,7 @@ fn repair_locked(dir: &Path, now: &str) -> io::Result<Option<Entry>> {
         ..Change::default()
     };
     tracing::warn!(file = %newest.display(), bytes = bytes.len() - kept, "audit: a torn last line was cut off and recorded");
-    append_locked(dir, &name, &change).map(Some)
+    append_locked(dir, months, &name, &change).map(Some)
 }
 
 /// True when `file` is empty or ends with a line break: no torn last line.
@@ -221,9 +223,8 @@ fn ends_whole(file: &mut File) -> io::Result<bool> {
 }
 
 /// Appends `change` to the month file `name` (or the newest, when that is later), the lock held.
-fn append_locked(dir: &Path, name: &str, change: &Change) -> io::Result<Entry> {
+fn append_locked(dir: &Path, months: &[PathBuf], name: &str, change: &Change) -> io::Result<Entry> {
     // The chain's end: the last line of the newest month file (this month's, or an earlier one).
-    let months = months(dir)?;
     // A clock that went back (another process's, or an adjustment) never writes into an older month than the
     // chain's end: the line goes at the end of the newest file, so the chain stays in file order.
     let name = match months
