@@ -186,9 +186,6 @@ fn repair_locked(dir: &Path, months: &[PathBuf], now: &str) -> io::Result<Option
         return Ok(None);
     }
     let bytes = fs::read(newest)?;
-    if bytes.is_empty() || bytes.last() == Some(&b'\n') {
-        return Ok(None);
-    }
     let kept = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
     let torn = String::from_utf8_lossy(&bytes[kept..]).into_owned();
     let file = OpenOptions::new().write(true).open(newest)?;

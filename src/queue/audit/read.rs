@@ -47,14 +47,16 @@ pub fn read_for_plans(
     let mut chain = Chain::default();
     for path in months(&queue_root.join(DIR))? {
         let stamp = Stamp::of(&fs::symlink_metadata(&path)?);
-        let known = crate::sync::lock(&checked.0).get(&path).cloned();
-        if let Some(month) = known
-            && month.stamp == stamp
-            && month.first_prev == chain.expected
-            && !wanted.iter().any(|w| month.plans.binary_search(w).is_ok())
-        {
-            chain.count += month.count;
-            chain.expected = month.head;
+        // What the month adds to the chain, when it need not be read: its count and its head.
+        let skipped = crate::sync::lock(&checked.0).get(&path).and_then(|month| {
+            (month.stamp == stamp
+                && month.first_prev == chain.expected
+                && !wanted.iter().any(|w| month.plans.binary_search(w).is_ok()))
+            .then(|| (month.count, month.head.clone()))
+        });
+        if let Some((count, head)) = skipped {
+            chain.count += count;
+            chain.expected = head;
             continue;
         }
         let first_prev = chain.expected.clone();
@@ -98,7 +100,7 @@ impl Checked {
 }
 
 /// One intact month file.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct Month {
     stamp: Stamp,
     /// The `prev` of its first line: the chain's end before it.
