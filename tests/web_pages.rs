@@ -179,6 +179,65 @@ async fn history_searches_completed_plans_with_their_audit_lines() {
     assert!(!anonymous.body.contains("Production database"));
 }
 
+/// The History page remembers the audit trail's months it found intact, and a month changed since is read and
+/// named again: a byte changed in a month holding no line of a plan on the page (so it is not read for its lines)
+/// turns the page's next view into the broken-chain notice, as `arbiter audit verify` names it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_history_page_names_a_month_changed_after_it_was_found_intact() {
+    use arbiter_zebu::queue::audit::{Change, append, read};
+    let queue = TempQueue::new();
+    for (id, title, at) in [
+        ("old", "Quarterly budget", "2026-10-01T09:00:00Z"),
+        ("db", "Production database", "2026-11-01T09:00:00Z"),
+    ] {
+        let text = crate::support::plan_answered(
+            &format!("id: {id}\nagent: ceo\ntitle: {title}\nstatus: completed\ncompleted_at: {at}"),
+            &[("engine", "answered", "a", at, "93533553")],
+        );
+        std::fs::write(
+            queue.root().join("completed").join(format!("{id}.md")),
+            &text,
+        )
+        .unwrap();
+        let change = Change {
+            at,
+            actor: "93533553",
+            action: "answer",
+            plan: id,
+            revision: 1,
+            decision: Some("engine"),
+            value: Some("a"),
+            file: text.as_bytes(),
+            ..Change::default()
+        };
+        append(queue.root(), &change).unwrap();
+    }
+    let october = queue.root().join("audit").join("2026-10.jsonl");
+    let root = queue.root().to_owned();
+    let dash = Dash::start(queue).await;
+    let owner = dash.sign_in().await;
+    for _ in 0..2 {
+        let page = dash.get("/history?q=production", Some(&owner)).await;
+        assert!(page.body.contains("Audit trail (1)"), "{}", page.body);
+        assert!(!page.body.contains("audit trail broken"), "{}", page.body);
+    }
+    let text = std::fs::read_to_string(&october).unwrap();
+    std::fs::write(
+        &october,
+        text.replacen(r#""value":"a""#, r#""value":"b""#, 1),
+    )
+    .unwrap();
+    let broken = read(&root).unwrap().unwrap_err();
+    let page = dash.get("/history?q=production", Some(&owner)).await;
+    let named = broken.to_string().replace('`', "&#96;");
+    assert!(
+        page.body.contains(&broken.to_string()) || page.body.contains(&named),
+        "{broken}\n{}",
+        page.body
+    );
+    assert_eq!(broken.file, "audit/2026-11.jsonl");
+}
+
 /// A `multi` decision that allows answers of one's own: the plan page offers a text field beside the checkboxes,
 /// and one form records the ticked options and the typed text (Enter in that field does the same).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
