@@ -116,8 +116,18 @@ async fn always_allow_in_this_project_is_kept_by_claude_code_for_the_next_proces
     let result = result_of(&api, &session, "toolu_first").await;
     assert!(!result.is_error, "{result:?}");
     assert!(project.path().join("always.txt").exists());
-    let local = std::fs::read_to_string(project.path().join(".claude/settings.local.json"))
-        .expect("Claude Code wrote its local settings");
+    // Claude Code writes its local settings as it goes on after the tool ran: wait for the file (seconds, generous).
+    let settings = project.path().join(".claude/settings.local.json");
+    let deadline = std::time::Instant::now() + LONG;
+    let local = loop {
+        match std::fs::read_to_string(&settings) {
+            Ok(text) if text.contains("\"Bash(touch always.txt)\"") => break text,
+            other if std::time::Instant::now() > deadline => {
+                panic!("Claude Code did not keep the rule in its local settings: {other:?}")
+            }
+            _ => tokio::time::sleep(Duration::from_millis(200)).await,
+        }
+    };
     assert!(local.contains("\"Bash(touch always.txt)\""), "{local}");
     // The grant Claude Code keeps is in the audit trail, after the owner's answer and submit.
     let export = crate::cli_support::Arbiter::new(&q)
