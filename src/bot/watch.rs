@@ -38,7 +38,7 @@ impl Ctx {
             return Ok(());
         }
         let queue = self.queue().clone();
-        let mut all = tokio::task::spawn_blocking(move || queue.briefs())
+        let mut all = tokio::task::spawn_blocking(move || queue.briefs_settled())
             .await
             .map_err(|e| StoreError::Io {
                 path: self.queue().pending_dir(),
@@ -99,7 +99,9 @@ impl Ctx {
         let Some(looks) = &self.looks else { return };
         let _one_at_a_time = looks.busy.lock().await;
         let named = looks.changes.take_paths();
-        if !named.is_empty() {
+        // A tap, a page or a command may have looked at a file since (and found it changed or gone) before the
+        // watcher's event reached this look: the store remembers, and the look takes it in.
+        if !named.is_empty() || self.queue().has_unreported() {
             look(self, Look::Named(named), &looks.notices).await;
         }
     }

@@ -105,7 +105,8 @@ impl Queue {
             atomic::remove_stale_temps(&dir, Duration::from_secs(60))
                 .map_err(StoreError::io(&dir))?;
         }
-        let mut all = self.briefs()?;
+        // The daemon's start-up takes these briefs as its whole picture of pending/.
+        let mut all = self.briefs_settled()?;
         let mut done = Vec::new();
         let mut pending = Vec::with_capacity(all.plans.len());
         for listed in std::mem::take(&mut all.plans) {
