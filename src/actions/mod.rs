@@ -10,6 +10,7 @@ mod audit;
 mod decide;
 mod outcome;
 pub mod seen;
+mod withdraw;
 
 use std::fmt;
 use std::sync::Arc;
@@ -19,6 +20,7 @@ use crate::queue::{self, Loaded, Queue, StoreError};
 
 pub use access::{Access, Refusal, Role};
 pub use outcome::{Outcome, Tell};
+pub use withdraw::withdraw;
 
 use decide::{Stop, decide};
 use outcome::tell;
@@ -30,6 +32,8 @@ pub enum Actor {
     User(u64),
     /// The daemon's deadline timer.
     Deadline,
+    /// The agent that pushed the plan (its name is in the action: [`Action::Withdraw`]).
+    Agent,
 }
 
 impl fmt::Display for Actor {
@@ -38,6 +42,7 @@ impl fmt::Display for Actor {
         match self {
             Actor::User(id) => write!(f, "{id}"),
             Actor::Deadline => f.write_str("deadline"),
+            Actor::Agent => f.write_str("agent"),
         }
     }
 }
@@ -115,25 +120,53 @@ pub enum Action {
     Remind,
     /// The plan was escalated: record when (`escalated_at`).
     Escalate,
+    /// Its agent `agent` takes the plan back unanswered, saying why (`reason`): `status: withdrawn`, out of
+    /// pending/ into completed/, no notify file. Only [`Actor::Agent`] takes it.
+    Withdraw {
+        agent: String,
+        reason: Option<String>,
+    },
 }
 
 /// The decision typed text is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Typed {
-    /// The decision with this id: the bot took it when it showed its force-reply prompt, and that prompt was
-    /// checked against what the human saw ([`Action::StartCustom`], [`Action::StartNote`]).
-    Id(String),
+    /// The decision with this id, as the bot's force-reply prompt showed it (`seen::of_decision` then): the
+    /// prompt was checked against what the human saw ([`Action::StartCustom`], [`Action::StartNote`]), and a
+    /// decision changed since the prompt is refused as stale, like a tap.
+    Prompted { id: String, seen: String },
     /// Decision `decision` as a form showed it (`seen::of_decision`): the text and the check are one action, so
     /// the file cannot change between them.
     Shown { decision: usize, seen: String },
 }
 
 impl Typed {
+    /// Decision `id` of `plan` as a prompt shows it now (what the bot takes when it sends its force-reply
+    /// prompt).
+    #[must_use]
+    pub fn prompted_on(plan: &Plan, id: &str) -> Typed {
+        Typed::Prompted {
+            id: id.to_owned(),
+            seen: plan.decision(id).map(seen::of_decision).unwrap_or_default(),
+        }
+    }
+
+    /// The fingerprint of the decision as the actor saw it when they started typing.
+    #[must_use]
+    pub fn seen(&self) -> Option<&str> {
+        match self {
+            Typed::Prompted { seen, .. } | Typed::Shown { seen, .. } => Some(seen),
+        }
+    }
+
     /// The index of the decision this names in `plan`, if it is there (and, when shown, still as it was).
     #[must_use]
     pub fn index_in(&self, plan: &Plan) -> Option<usize> {
         match self {
-            Typed::Id(id) => plan.decisions.iter().position(|d| d.id == *id),
+            Typed::Prompted { id, seen } => plan
+                .decisions
+                .iter()
+                .position(|d| d.id == *id && seen::of_decision(d) == *seen),
             Typed::Shown { decision, seen } => plan
                 .decisions
                 .get(*decision)
@@ -155,6 +188,15 @@ impl Action {
                 | Action::StartDelegate { .. }
                 | Action::StartRequestChanges { .. }
         )
+    }
+
+    /// What the file records as who made the change: the actor, or `agent:<name>` for a withdrawal.
+    #[must_use]
+    pub fn by(&self, actor: Actor) -> String {
+        match self {
+            Action::Withdraw { agent, .. } => format!("agent:{agent}"),
+            _ => actor.to_string(),
+        }
     }
 
     /// True for the actions only the daemon's clock takes.
@@ -214,7 +256,7 @@ impl Actions {
             .await
             .unwrap_or_else(|e| {
                 tracing::error!(error = %e, plan = plan_id, "action task failed");
-                Outcome::Gone
+                Outcome::Failed(format!("the daemon failed while recording this ({e})"))
             })
     }
 
@@ -245,7 +287,7 @@ impl Actions {
             before.clone_from(&plan.approval.signoffs);
             decide(&self.access, actor, action, plan)
         };
-        let by = actor.to_string();
+        let by = action.by(actor);
         let edited = self.queue.edit_with(plan_id, Some(&by), now, decide);
         let outcome = match self.outcome(plan_id, action, edited) {
             Outcome::Recorded { plan, decision, .. } => {
@@ -263,6 +305,28 @@ impl Actions {
         outcome
     }
 
+    /// A plan the daemon saw leave pending/ (`id`, at `revision`): if no action took it out (it is in neither
+    /// completed/ nor returned/, nor back in pending/), its file was deleted or moved away by hand, and the trail
+    /// gets a `removed` line. Returns where the plan is now, when it is anywhere. Blocking (file I/O).
+    pub fn noticed_gone(&self, id: &str, revision: u32) -> Option<Loaded> {
+        match self.queue.find(id) {
+            Ok(found) => Some(found),
+            Err(StoreError::NotFound(_)) => {
+                if let Err(error) = audit::removed(&self.queue, id, revision, &crate::clock::now())
+                {
+                    tracing::error!(plan = id, %error, "can't write the audit line of a removed plan");
+                } else {
+                    tracing::info!(plan = id, "plan removed from pending/ by hand");
+                }
+                None
+            }
+            Err(error) => {
+                tracing::warn!(plan = id, %error, "can't tell where a plan that left pending/ went");
+                None
+            }
+        }
+    }
+
     /// What became of an edit, as the actor's outcome.
     fn outcome(
         &self,
@@ -277,6 +341,7 @@ impl Actions {
             Ok(queue::Edited::Written(queue::Outcome::Returned { plan, notify })) => {
                 Outcome::SentBack { plan, notify }
             }
+            Ok(queue::Edited::Written(queue::Outcome::Withdrawn(plan))) => Outcome::Withdrawn(plan),
             Ok(queue::Edited::Written(queue::Outcome::Edited(plan))) => {
                 let decision = match action {
                     Action::Answer { decision, .. }

@@ -96,6 +96,19 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Take back a pending plan nobody needs to answer any more: `status: withdrawn`, out of pending/ into
+    /// completed/, an audit line; the owner's views say it was withdrawn, `await` on it exits 5.
+    Withdraw {
+        id: String,
+        /// Why, for the owner and the audit trail.
+        #[arg(long, value_name = "TEXT")]
+        reason: Option<String>,
+        /// The agent taking it back (default: the plan's own `agent`).
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// List the notification files of completed plans (all, or one session's).
     Notifications {
         /// Only this session's notifications.
@@ -189,6 +202,12 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Status { id, json } => show::status(queue, &id, json),
         Command::Get { id, json } => show::get(queue, &id, json),
         Command::Await { id, timeout, json } => wait::run(queue, &id, timeout, json),
+        Command::Withdraw {
+            id,
+            reason,
+            agent,
+            json,
+        } => show::withdraw(queue, &id, reason, agent.as_deref(), json),
         Command::Notifications { session, ack, json } => {
             notifications::run(queue, session.as_deref(), ack, json)
         }

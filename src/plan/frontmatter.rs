@@ -6,7 +6,7 @@ use serde_yaml::{Mapping, Value};
 
 use super::people::{self, Approval};
 use super::timing::{self, Timing};
-use super::{Diagnostic, Feedback, PlanStatus, Priority};
+use super::{Diagnostic, Feedback, PlanStatus, Priority, Withdrawal};
 use super::{fast_yaml, lines};
 use crate::serde_message::without_position;
 
@@ -34,6 +34,8 @@ pub struct Frontmatter {
     pub revision: u32,
     /// `feedback`, `feedback_by`, `feedback_at`.
     pub feedback: Option<Feedback>,
+    /// `withdrawn_at`, `withdrawn_by`, `withdraw_reason`.
+    pub withdrawal: Option<Withdrawal>,
     /// 0-based line indices of the YAML text.
     pub lines: Range<usize>,
     /// 0-based index of the first body line (after the closing `---`).
@@ -150,6 +152,14 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
             at: text("feedback_at")?,
         }),
     };
+    let withdrawal = match (text("withdrawn_at")?, text("withdrawn_by")?) {
+        (None, None) => None,
+        (at, by) => Some(Withdrawal {
+            by,
+            at,
+            reason: text("withdraw_reason")?,
+        }),
+    };
     let timing = timing::read(&mapping, text, key_line)?;
     let approval = people::read(&mapping, key_line)?;
     Ok(Frontmatter {
@@ -170,6 +180,7 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
         outcome,
         revision,
         feedback,
+        withdrawal,
         lines: 1..close,
         body_start: close + 1,
         map: mapping,

@@ -83,6 +83,7 @@ pub(super) fn parse_with_frontmatter(
         outcome: fm.outcome,
         revision: fm.revision,
         feedback: fm.feedback,
+        withdrawal: fm.withdrawal,
         context,
         decisions,
         frontmatter_lines: fm.lines,

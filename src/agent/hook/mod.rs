@@ -15,7 +15,6 @@ pub mod plan_mode;
 pub mod question;
 pub mod verdict;
 
-use std::fs;
 use std::time::Duration;
 
 use crate::agent::spec::PlanSpec;
@@ -200,10 +199,20 @@ pub async fn answer(
     let last = match wait_for_completion(&queue, &id, Some(options.timeout)).await {
         Ok(WaitOutcome::Completed(done)) => return answered(&queue, &done, &prompt, event),
         Ok(WaitOutcome::TimedOut(last)) => last,
+        // Taken back by someone else meanwhile (its agent, by hand): nobody will answer here.
+        Ok(WaitOutcome::Withdrawn(gone)) => {
+            return Reply::fallback(
+                Some(event),
+                &format!(
+                    "plan `{}` was withdrawn before anyone answered",
+                    gone.plan.id
+                ),
+            );
+        }
         // Sent back: the owner's request for changes is the reason Claude reads (the plan stays in returned/,
         // where the session's next plan finds it to revise).
         Ok(WaitOutcome::ChangesRequested(sent)) => {
-            let _ = fs::remove_file(queue.notify_dir().join(notify_file::file_name(&sent.plan)));
+            let _ = queue.take_notify(&notify_file::file_name(&sent.plan), None);
             let feedback = sent.plan.feedback.map(|f| f.text).unwrap_or_default();
             let verdict = Verdict::Deny {
                 reason: format!("The user asked for changes: {feedback}"),
@@ -256,7 +265,7 @@ fn is_completed(loaded: &Loaded) -> bool {
 /// file is deleted (the completed plan stays in completed/). A permission that Claude Code will keep (for the
 /// session, or in the project's settings) is a grant, recorded in the audit trail before it is printed.
 fn answered(queue: &Queue, done: &Loaded, prompt: &Prompt, event: Event) -> Reply {
-    let _ = fs::remove_file(queue.notify_dir().join(notify_file::file_name(&done.plan)));
+    let _ = queue.take_notify(&notify_file::file_name(&done.plan), None);
     let verdict = prompt.verdict(&done.plan);
     if let Verdict::Allow { session, .. } = &verdict
         && !session.is_empty()
@@ -292,15 +301,15 @@ fn answered(queue: &Queue, done: &Loaded, prompt: &Prompt, event: Event) -> Repl
     }
 }
 
-/// Takes an unanswered question out of pending/: Claude Code has moved on, so a later answer would go nowhere.
-/// True when a file was removed.
+/// Takes an unanswered question out of pending/ through the action layer (`status: withdrawn`, an audit line,
+/// the owner's views say so): Claude Code has moved on, so a later answer would go nowhere. True when it was
+/// withdrawn.
 fn withdraw(queue: &Queue, id: &str) -> bool {
-    match queue.find_pending(id) {
-        Ok(Some(loaded)) if loaded.plan.status != PlanStatus::Completed => {
-            fs::remove_file(&loaded.path).is_ok()
-        }
-        _ => false,
-    }
+    let reason = "Claude Code stopped waiting for an answer";
+    matches!(
+        crate::actions::withdraw(queue, id, None, Some(reason), &now_rfc3339()),
+        crate::actions::Outcome::Withdrawn(_)
+    )
 }
 
 #[cfg(test)]

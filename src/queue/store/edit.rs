@@ -26,6 +26,8 @@ pub enum Outcome {
         plan: Loaded,
         notify: Option<PathBuf>,
     },
+    /// Its agent took the plan back: it now sits in completed/ with `status: withdrawn`, and no notify file.
+    Withdrawn(Loaded),
 }
 
 /// What came of [`Queue::edit_with`].
@@ -127,6 +129,9 @@ impl Queue {
         if loaded.plan.status == plan::PlanStatus::ChangesRequested {
             let (plan, notify) = self.send_back(&loaded)?;
             return Ok(Outcome::Returned { plan, notify });
+        }
+        if loaded.plan.status == plan::PlanStatus::Withdrawn {
+            return Ok(Outcome::Withdrawn(self.withdraw_out(&loaded)?));
         }
         if edit.submits() || loaded.plan.status == plan::PlanStatus::Completed {
             let (plan, notify) = self.complete(&loaded)?;
