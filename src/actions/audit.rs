@@ -130,10 +130,16 @@ fn changed(outcome: &Outcome) -> Option<(&crate::queue::Loaded, Option<usize>)> 
 }
 
 /// Appends the line for what `action` by `actor` did (`outcome`), stamped `now`. A line that can't be written
-/// is logged: the change itself is already on disk (and the next start records it as recovered).
-pub(super) fn record(queue: &Queue, actor: Actor, action: &Action, outcome: &Outcome, now: &str) {
+/// is logged and returned: the change itself is already on disk (and the next start records it as recovered).
+pub(super) fn record(
+    queue: &Queue,
+    actor: Actor,
+    action: &Action,
+    outcome: &Outcome,
+    now: &str,
+) -> std::io::Result<()> {
     let (Some(name), Some((loaded, decision))) = (name(action, outcome), changed(outcome)) else {
-        return;
+        return Ok(());
     };
     let plan = &loaded.plan;
     let actor = action.by(actor);
@@ -153,7 +159,9 @@ pub(super) fn record(queue: &Queue, actor: Actor, action: &Action, outcome: &Out
     };
     if let Err(error) = queue.audit(&loaded.path, change) {
         tracing::error!(plan = %plan.id, %error, "can't write the audit line of a change");
+        return Err(error);
     }
+    Ok(())
 }
 
 /// The line of a plan that left pending/ without any action (its file deleted or moved away by hand), written by

@@ -9,6 +9,7 @@ pub(crate) mod access;
 mod audit;
 mod decide;
 mod outcome;
+mod recover;
 pub mod seen;
 mod withdraw;
 
@@ -20,6 +21,7 @@ use crate::queue::{self, Loaded, Queue, StoreError};
 
 pub use access::{Access, Refusal, Role};
 pub use outcome::{Outcome, Tell};
+pub use recover::{RECOVERED, recover_unrecorded};
 pub use withdraw::withdraw;
 
 use decide::{Stop, decide};
@@ -300,9 +302,14 @@ impl Actions {
             }
             other => other,
         };
-        // The change's line is on disk before any front end acknowledges it.
-        audit::record(&self.queue, actor, action, &outcome, now);
-        outcome
+        // The change's line is on disk before any front end acknowledges it; a change whose line can't be written
+        // is not acknowledged as done (the next start records it as recovered).
+        match audit::record(&self.queue, actor, action, &outcome, now) {
+            Ok(()) => outcome,
+            Err(error) => Outcome::Failed(format!(
+                "the change is in the file, but its audit line could not be written ({error})"
+            )),
+        }
     }
 
     /// A plan the daemon saw leave pending/ (`id`, at `revision`): if no action took it out (it is in neither
