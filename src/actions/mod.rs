@@ -290,7 +290,13 @@ impl Actions {
             decide(&self.access, actor, action, plan)
         };
         let by = action.by(actor);
-        let edited = self.queue.edit_with(plan_id, Some(&by), now, decide);
+        let mut edited = self.queue.edit_with(plan_id, Some(&by), now, decide);
+        // An edit the file already held changed nothing: the front end hears it as done, and the trail already
+        // has the line of that state (its own, or the one the start-up recovered after a crash).
+        let holds = matches!(edited, Ok(queue::Edited::Holds(_)));
+        if let Ok(queue::Edited::Holds(plan)) = edited {
+            edited = Ok(queue::Edited::Written(queue::Outcome::Edited(plan)));
+        }
         let outcome = match self.outcome(plan_id, action, edited) {
             Outcome::Recorded { plan, decision, .. } => {
                 let tell = tell(actor, &before, &plan.plan, decision, action);
@@ -304,6 +310,9 @@ impl Actions {
         };
         // The change's line is on disk before any front end acknowledges it; a change whose line can't be written
         // is not acknowledged as done (the next start records it as recovered).
+        if holds {
+            return outcome;
+        }
         match audit::record(&self.queue, actor, action, &outcome, now) {
             Ok(()) => outcome,
             Err(error) => Outcome::Failed(format!(
@@ -349,7 +358,9 @@ impl Actions {
                 Outcome::SentBack { plan, notify }
             }
             Ok(queue::Edited::Written(queue::Outcome::Withdrawn(plan))) => Outcome::Withdrawn(plan),
-            Ok(queue::Edited::Written(queue::Outcome::Edited(plan))) => {
+            Ok(
+                queue::Edited::Written(queue::Outcome::Edited(plan)) | queue::Edited::Holds(plan),
+            ) => {
                 let decision = match action {
                     Action::Answer { decision, .. }
                     | Action::Skip { decision, .. }
@@ -358,9 +369,16 @@ impl Actions {
                     | Action::Approve { decision, .. }
                     | Action::Delegate { decision, .. }
                     | Action::TakeBack { decision, .. } => *decision,
-                    Action::Custom { to, .. } | Action::Note { to, .. } => {
-                        to.index_in(&plan.plan).unwrap_or(0)
-                    }
+                    // The edit wrote the decision the text was for: found by its id (or the form's position).
+                    Action::Custom { to, .. } | Action::Note { to, .. } => match to {
+                        Typed::Prompted { id, .. } => plan
+                            .plan
+                            .decisions
+                            .iter()
+                            .position(|d| d.id == *id)
+                            .unwrap_or(0),
+                        Typed::Shown { decision, .. } => *decision,
+                    },
                     Action::Remind => return Outcome::Noted(plan),
                     Action::Escalate => {
                         let to = self.escalation_recipients(&plan.plan);
@@ -369,7 +387,17 @@ impl Actions {
                     Action::Submit { .. } | Action::SignOff { .. } => {
                         return Outcome::SignedOff(plan);
                     }
-                    _ => return Outcome::Current(plan),
+                    // Looks, and edits that end in another outcome when they write (a decline, a request for
+                    // changes, the deadline and a withdrawal move the plan out of pending/).
+                    Action::Open
+                    | Action::StartCustom { .. }
+                    | Action::StartNote { .. }
+                    | Action::StartDelegate { .. }
+                    | Action::StartRequestChanges { .. }
+                    | Action::Decline { .. }
+                    | Action::RequestChanges { .. }
+                    | Action::ApplyDeadline
+                    | Action::Withdraw { .. } => return Outcome::Current(plan),
                 };
                 Outcome::Recorded {
                     plan,
@@ -424,6 +452,8 @@ impl Actions {
 
 #[cfg(test)]
 mod kind_tests;
+#[cfg(test)]
+mod matrix_tests;
 #[cfg(test)]
 mod people_tests;
 #[cfg(test)]

@@ -252,8 +252,16 @@ pub fn initial_scan(ctx: &Ctx, all: Briefs, notices: &mpsc::UnboundedSender<Noti
 pub async fn watch_loop(ctx: Ctx, mut signals: Signals) {
     while signals.wait().await {
         tokio::time::sleep(EVENT_SETTLE).await;
-        ctx.look_named().await;
-        ctx.look_everything_aside();
+        // Each round in a task of its own: a panic in a look (a bug) is logged and the loop goes on watching.
+        let round = ctx.clone();
+        let looked = tokio::spawn(async move {
+            round.look_named().await;
+            round.look_everything_aside();
+        })
+        .await;
+        if let Err(e) = looked {
+            tracing::error!(error = %e, "a look at pending/ failed; watching on");
+        }
     }
 }
 
