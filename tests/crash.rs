@@ -305,9 +305,9 @@ async fn sigkill_at_random_moments_loses_no_acknowledged_answer() {
         acked_count > 0,
         "no tap was ever acknowledged: the test exercised nothing"
     );
-    check_trail(&q, &acked);
+    let recovered = check_trail(&q, &acked);
     eprintln!(
-        "crash test done: {kills} kills, {acked_count} acknowledged taps, {} plans completed ({} of them with a deadline), {:?}",
+        "crash test done: {kills} kills, {acked_count} acknowledged taps, {recovered} changes recovered at a restart, {} plans completed ({} of them with a deadline), {:?}",
         completed.len(),
         completed
             .iter()
@@ -323,7 +323,8 @@ async fn sigkill_at_random_moments_loses_no_acknowledged_answer() {
 /// The audit trail after a restart: the chain verifies (a line torn by a kill is repaired, and recorded), and
 /// every acknowledged tap has its line (its own, or the one the start-up recovered for a change a kill left
 /// without it).
-fn check_trail(q: &TempQueue, acked: &[Tap]) {
+/// Returns how many lines the restarts recovered.
+fn check_trail(q: &TempQueue, acked: &[Tap]) -> usize {
     let (intact, entries) = arbiter_zebu::queue::audit::read(q.root())
         .unwrap()
         .unwrap_or_else(|broken| {
@@ -350,4 +351,8 @@ fn check_trail(q: &TempQueue, acked: &[Tap]) {
         });
         assert!(found, "acknowledged {tap:?} has no audit line ({intact:?})");
     }
+    entries
+        .iter()
+        .filter(|e| e.action == arbiter_zebu::actions::RECOVERED)
+        .count()
 }

@@ -133,7 +133,7 @@ pub enum Action {
 /// The decision typed text is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Typed {
-    /// The decision with this id, as the bot's force-reply prompt showed it (`seen::of_decision` then): the
+    /// The decision with this id, as the bot's force-reply prompt showed it (`seen::of_prompt` then): the
     /// prompt was checked against what the human saw ([`Action::StartCustom`], [`Action::StartNote`]), and a
     /// decision changed since the prompt is refused as stale, like a tap.
     Prompted { id: String, seen: String },
@@ -149,7 +149,7 @@ impl Typed {
     pub fn prompted_on(plan: &Plan, id: &str) -> Typed {
         Typed::Prompted {
             id: id.to_owned(),
-            seen: plan.decision(id).map(seen::of_decision).unwrap_or_default(),
+            seen: plan.decision(id).map(seen::of_prompt).unwrap_or_default(),
         }
     }
 
@@ -168,7 +168,7 @@ impl Typed {
             Typed::Prompted { id, seen } => plan
                 .decisions
                 .iter()
-                .position(|d| d.id == *id && seen::of_decision(d) == *seen),
+                .position(|d| d.id == *id && seen::of_prompt(d) == *seen),
             Typed::Shown { decision, seen } => plan
                 .decisions
                 .get(*decision)

@@ -340,7 +340,7 @@ impl Tap<'_> {
             plan_id: plan.id.clone(),
             target: Target::Decision {
                 id: d.id.clone(),
-                seen: seen::of_decision(d),
+                seen: seen::of_prompt(d),
             },
             reply,
             prompt: sent.ok().map(|m| m.0),
