@@ -217,6 +217,20 @@ async fn an_agent_withdraws_a_plan_the_owner_is_looking_at() {
         "no line but the withdrawal's (no `removed`): {entries:?}"
     );
 
+    // History lists it as withdrawn; stats do not count it as answered.
+    let history = Arbiter::at(d.queue.root()).args(&["history"]).run();
+    assert!(
+        history
+            .stdout
+            .lines()
+            .any(|l| l.starts_with("withdrawn 20") && l.ends_with(" a")),
+        "{}",
+        history.stdout
+    );
+    let stats = Arbiter::at(d.queue.root()).args(&["stats", "--json"]).run();
+    let stats: serde_json::Value = serde_json::from_str(&stats.stdout).unwrap();
+    assert_eq!(stats["plans_completed"], 0, "{stats}");
+
     // Withdrawing it again, or an unknown plan: exit 1, saying why.
     let again = Arbiter::at(d.queue.root()).args(&["withdraw", "a"]).run();
     assert_eq!(
