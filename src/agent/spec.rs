@@ -76,6 +76,15 @@ pub struct PlanSpec {
     #[serde(skip)]
     #[schemars(skip)]
     pub elicitation: bool,
+    /// The agent's project folder (a hook's permission plan: `project`).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub project: Option<String>,
+    /// What a hook's permission plan asks to allow, for the standing rule its `🔁 Always allow this` or `⏱ Allow
+    /// … for N min` option makes (`rule_tool`, `rule_command`, `grant_minutes`).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub ruling: Option<crate::plan::Ruling>,
 }
 
 /// Someone a plan names: a Telegram user id, or a name.

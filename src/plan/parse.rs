@@ -84,6 +84,8 @@ pub(super) fn parse_with_frontmatter(
         revision: fm.revision,
         feedback: fm.feedback,
         withdrawal: fm.withdrawal,
+        project: fm.project,
+        ruling: fm.ruling,
         context,
         decisions,
         frontmatter_lines: fm.lines,

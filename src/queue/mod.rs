@@ -4,6 +4,7 @@ pub mod atomic;
 pub mod audit;
 pub mod history;
 pub mod notify_file;
+pub mod rules;
 mod store;
 pub mod watcher;
 

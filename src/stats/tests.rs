@@ -40,6 +40,8 @@ pub(super) fn plan(
         revision: 1,
         feedback: None,
         withdrawal: None,
+        project: None,
+        ruling: None,
         context: String::new(),
         decisions: Vec::new(),
         frontmatter_lines: 0..0,

@@ -113,6 +113,8 @@ fn arb_plan() -> impl Strategy<Value = Plan> {
                 revision: 1,
                 feedback: None,
                 withdrawal: None,
+        project: None,
+        ruling: None,
                 context,
                 decisions,
                 frontmatter_lines: 0..0,
