@@ -224,7 +224,7 @@ impl Tap<'_> {
                 .await;
                 self.ctx.ask_other_signers(self.user(), plan).await;
             }
-            Outcome::Submitted { plan, notify } => {
+            Outcome::Submitted { plan, notify, .. } => {
                 self.ctx
                     .state
                     .remember_completed(&plan.plan.id, plan.path.clone());
