@@ -214,6 +214,8 @@ mod proptests;
 #[cfg(test)]
 mod revision_tests;
 #[cfg(test)]
+mod rules_tests;
+#[cfg(test)]
 mod snapshot_tests;
 #[cfg(test)]
 mod test_support;

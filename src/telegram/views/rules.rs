@@ -69,10 +69,11 @@ fn when(at: &str) -> String {
 /// One rule's lines in `/rules`: `1. ✅ `Bash: npm test` → allow` and its scope and use.
 fn entry(n: usize, r: &Shown, label: usize) -> String {
     let mut text = format!(
-        "{n}\\. {} {} → {}",
+        "{n}\\. {} {} → {} · {}",
         r.standing.icon(),
         code_line(&r.what, label),
-        code_line(&r.answer, label)
+        code_line(&r.answer, label),
+        code_line(&r.id, label)
     );
     let mut scope = vec![line(&r.agent, label)];
     if let Some(project) = &r.project {
@@ -99,7 +100,6 @@ fn entry(n: usize, r: &Shown, label: usize) -> String {
     if !r.on_record {
         text.push_str("\n    ⚠️ _not in the audit trail: it answers nothing_");
     }
-    text.push_str(&format!(" \\({}\\)", code_line(&r.id, label)));
     text
 }
 
@@ -122,7 +122,7 @@ pub fn rules(all: &[Shown], page: usize) -> View {
         .copied()
         .collect();
     let count = |s: Standing| all.iter().filter(|r| r.standing == s).count();
-    let fired: u64 = all.iter().map(|r| r.fired).sum();
+    let fired = all.iter().fold(0u64, |sum, r| sum.saturating_add(r.fired));
     let text = fit(|caps| {
         if all.is_empty() {
             return Draft::from(
@@ -225,10 +225,11 @@ pub fn completion_ruled(plan: &Plan, after: &AfterSubmit) -> View {
             line(&rule.expires_at.as_deref().map(when).unwrap_or_default(), 40)
         )),
         Some(Ok(rule)) => Some(format!(
-            "\n\n🔁 *Standing rule* {}: from now on {} {} is allowed without asking{}\\. /rules",
+            "\n\n🔁 *Standing rule* {}: from now on {}'s {} gets {} without asking{}\\. /rules",
             code_line(&rule.id, 40),
             line(&rule.agent, 60),
             code_line(&rule.what, 200),
+            code_line(&rule.answer, 60),
             rule.project
                 .as_deref()
                 .map(|p| format!(" in {}", code_line(p, 200)))
