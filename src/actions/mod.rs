@@ -341,7 +341,7 @@ impl Actions {
         let (Actor::User(user), Outcome::Submitted { plan, notify, .. }) = (actor, &outcome) else {
             return outcome;
         };
-        let rule = rules::make::from_submit(self, user, plan, now);
+        let rule = rules::make::from_submit(self, user, plan, now).map(|r| r.map(Box::new));
         if rule.is_none() {
             rules::make::note_streak(self, &plan.plan, now);
         }

@@ -27,7 +27,7 @@ pub enum Outcome {
     Submitted {
         plan: Loaded,
         notify: Option<PathBuf>,
-        rule: Option<Result<Rule, String>>,
+        rule: Option<Result<Box<Rule>, String>>,
     },
     /// The plan was sent back to its agent with the actor's feedback: in returned/, with its notify file when
     /// notifications are on.

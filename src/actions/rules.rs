@@ -90,20 +90,20 @@ impl Actions {
         }
         match action {
             RuleAction::AlwaysAnswer { plan, seen } => self.always_answer(user, plan, seen, now),
-            RuleAction::Pause { rule } | RuleAction::Resume { rule } | RuleAction::Revoke { rule } => {
-                self.change_rule(user, rule, action, now)
-            }
+            RuleAction::Pause { rule }
+            | RuleAction::Resume { rule }
+            | RuleAction::Revoke { rule } => self.change_rule(user, rule, action, now),
         }
     }
 
     /// [`Actions::take_rule`] off the async threads.
     pub async fn act_rule(&self, actor: Actor, action: RuleAction) -> RuleOutcome {
         let actions = self.clone();
-        tokio::task::spawn_blocking(move || {
-            actions.take_rule(actor, &action, &crate::clock::now())
-        })
-        .await
-        .unwrap_or_else(|e| RuleOutcome::Failed(format!("the daemon failed while recording this ({e})")))
+        tokio::task::spawn_blocking(move || actions.take_rule(actor, &action, &crate::clock::now()))
+            .await
+            .unwrap_or_else(|e| {
+                RuleOutcome::Failed(format!("the daemon failed while recording this ({e})"))
+            })
     }
 
     /// Every rule, for a member's `/rules` or Rules page (`None` for anyone else), or why the file can't be read.

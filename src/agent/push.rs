@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::plan::slug::{file_component, slug};
 use crate::actions::rules::{self, Ruled};
+use crate::plan::slug::{file_component, slug};
 use crate::plan::{Plan, PlanStatus, parse};
 use crate::queue::audit::{self, Change};
 use crate::queue::{Queue, StoreError};

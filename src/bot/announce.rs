@@ -125,7 +125,9 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
                 };
                 send_to(&ctx, to, &view, false).await;
             }
-            Notice::RulesWarning(what) => broadcast(&ctx, &views::rules_warning(&what), false).await,
+            Notice::RulesWarning(what) => {
+                broadcast(&ctx, &views::rules_warning(&what), false).await
+            }
         }
     }
 }

@@ -243,7 +243,8 @@ impl Tap<'_> {
                 tracing::info!(plan = %plan.plan.id, notify = ?notify, "plan submitted");
                 self.answer(Some("📤 Submitted"), false).await;
                 let after = self.ctx.after_submit(self.user(), &plan, rule).await;
-                self.show(&views::completion_ruled(&plan.plan, &after)).await;
+                self.show(&views::completion_ruled(&plan.plan, &after))
+                    .await;
                 self.ctx.tell_signers_done(self.user(), &plan.plan).await;
                 let _ = self.ctx.rescan().await;
             }

@@ -61,7 +61,8 @@ impl Ctx {
             }
         })
         .await;
-        drawn.unwrap_or_else(|e| views::rules_warning(&format!("the rules could not be read ({e})")))
+        drawn
+            .unwrap_or_else(|e| views::rules_warning(&format!("the rules could not be read ({e})")))
     }
 
     /// `⏸ Pause` / `▶️ Resume` / `🗑 Revoke` by `actor`: the alert to show (and whether it is one), then the
@@ -105,7 +106,7 @@ impl Ctx {
         &self,
         user: u64,
         plan: &Loaded,
-        made: Option<Result<Rule, String>>,
+        made: Option<Result<Box<Rule>, String>>,
     ) -> AfterSubmit {
         let now = crate::clock::now();
         let ctx = self.clone();
@@ -122,7 +123,12 @@ impl Ctx {
     }
 
     /// `🔁 Always answer` on the completed plan `plan`: the alert, and the completion view to redraw.
-    pub async fn always_answer(&self, actor: Actor, plan: Plan, seen: String) -> (String, bool, View) {
+    pub async fn always_answer(
+        &self,
+        actor: Actor,
+        plan: Plan,
+        seen: String,
+    ) -> (String, bool, View) {
         let action = RuleAction::AlwaysAnswer {
             plan: plan.id.clone(),
             seen,

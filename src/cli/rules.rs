@@ -87,7 +87,8 @@ pub fn run(queue: Option<&Path>, command: RulesCommand) -> Result<(), CliError> 
     };
     let access = super::configured_access().ok_or_else(|| {
         AgentError::Invalid(
-            "changing a rule is an owner action: it needs the config's telegram.allowedUsers".to_owned(),
+            "changing a rule is an owner action: it needs the config's telegram.allowedUsers"
+                .to_owned(),
         )
     })?;
     let user = who(&access, target.user)?;
@@ -144,9 +145,11 @@ fn table(listed: &[Listed]) -> String {
         return "no standing rules\n".to_owned();
     }
     let mut rows = vec![
-        ["ID", "STATE", "FIRED", "LAST USE", "AGENT", "PROJECT", "ANSWERS"]
-            .map(str::to_owned)
-            .to_vec(),
+        [
+            "ID", "STATE", "FIRED", "LAST USE", "AGENT", "PROJECT", "ANSWERS",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
     ];
     for l in listed {
         let r = l.rule;

@@ -63,7 +63,11 @@ pub fn check(ctx: &Ctx, watch: &mut Watch, notices: &mpsc::UnboundedSender<Notic
             } else {
                 format!("{} have", ids.join(", "))
             },
-            if ids.len() == 1 { "it answers" } else { "they answer" },
+            if ids.len() == 1 {
+                "it answers"
+            } else {
+                "they answer"
+            },
         )));
     }
     watch.off_record = off;
@@ -71,7 +75,10 @@ pub fn check(ctx: &Ctx, watch: &mut Watch, notices: &mpsc::UnboundedSender<Notic
         .rules
         .into_iter()
         .filter(|r| {
-            r.state == State::Paused && r.change.as_ref().is_some_and(|c| !c.told && c.by.starts_with("rule:"))
+            r.state == State::Paused
+                && r.change
+                    .as_ref()
+                    .is_some_and(|c| !c.told && c.by.starts_with("rule:"))
         })
         .collect();
     if untold.is_empty() {

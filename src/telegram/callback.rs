@@ -386,7 +386,8 @@ fn hex(s: &str, len: usize) -> Option<String> {
 pub fn rule_id(s: &str) -> Option<String> {
     let ok = !s.is_empty()
         && s.len() <= MAX_RULE_ID
-        && s.bytes().all(|b| b.is_ascii_digit() || b.is_ascii_lowercase());
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase());
     ok.then(|| s.to_owned())
 }
 

@@ -49,7 +49,7 @@ pub fn answer_permission(
     let root = queue.root();
     let all = match read(root) {
         Ok(all) => all,
-        Err(looked) => return looked,
+        Err(looked) => return *looked,
     };
     let mut looked = Looked::default();
     let Some(rule) = on_record(&all, all.answering(ask, now), root, &mut looked) else {
@@ -85,15 +85,15 @@ pub fn answer_pushed(
     }
     let all = match read(root) {
         Ok(all) => all,
-        Err(looked) => return looked,
+        Err(looked) => return *looked,
     };
     let mut looked = Looked::default();
     let approves = |r: &&Rule| {
         let listed = &plan.approval.approvers;
         listed.is_empty()
-            || listed.iter().any(|p| {
-                p.trim().parse::<u64>().ok().or_else(|| resolve(p)) == Some(r.created_by)
-            })
+            || listed
+                .iter()
+                .any(|p| p.trim().parse::<u64>().ok().or_else(|| resolve(p)) == Some(r.created_by))
     };
     let candidates = all.answering_shape(&shape, now).filter(approves);
     let Some(rule) = on_record(&all, candidates, root, &mut looked) else {
@@ -103,10 +103,12 @@ pub fn answer_pushed(
 }
 
 /// `rules.json`, or the [`Looked`] of a file that does not read (no rule, a warning).
-fn read(root: &std::path::Path) -> Result<Rules, Looked> {
-    rules::read(root).map_err(|e| Looked {
-        fired: None,
-        warnings: vec![format!("{e}; asking")],
+fn read(root: &std::path::Path) -> Result<Rules, Box<Looked>> {
+    rules::read(root).map_err(|e| {
+        Box::new(Looked {
+            fired: None,
+            warnings: vec![format!("{e}; asking")],
+        })
     })
 }
 
@@ -173,7 +175,10 @@ fn fire(
         .map_err(|e| e.to_string())?;
     let (text, plan) = plan::apply_parsed(&answered, &file_stem, &Edit::Submit, Some(&by), now)
         .map_err(|e| e.to_string())?;
-    let decision = plan.decisions.first().map(|d| (d.id.clone(), d.answer.clone()));
+    let decision = plan
+        .decisions
+        .first()
+        .map(|d| (d.id.clone(), d.answer.clone()));
     let staged = Loaded {
         path: queue.completed_dir().join(&ruled.name),
         plan,

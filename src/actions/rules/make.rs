@@ -5,9 +5,7 @@
 use crate::plan::{DecisionStatus, Kind, Plan, PlanStatus};
 use crate::queue::Loaded;
 use crate::queue::audit::{self, Change};
-use crate::queue::rules::{
-    self, Locked, Match, Permission, Rule, Rules, Shape, State, Streaks,
-};
+use crate::queue::rules::{self, Locked, Match, Permission, Rule, Rules, Shape, State, Streaks};
 
 use super::{Actions, RuleOutcome};
 
@@ -43,9 +41,11 @@ pub(super) fn offer(actions: &Actions, user: u64, plan: &Plan) -> Option<Offer> 
     // A file that does not read offers nothing (the owner is warned of it); a rule of this shape already
     // standing (active or paused) is not offered again.
     let existing = rules::read(root).ok()?;
-    if existing.rules.iter().any(|r| {
-        r.has_shape(&shape) && matches!(r.state, State::Active | State::Paused)
-    }) {
+    if existing
+        .rules
+        .iter()
+        .any(|r| r.has_shape(&shape) && matches!(r.state, State::Active | State::Paused))
+    {
         return None;
     }
     Some(Offer {
@@ -64,8 +64,7 @@ fn answered_shape(plan: &Plan, user: u64) -> Option<(Shape, String, String)> {
     }
     let shape = Shape::of(plan)?;
     let d = plan.decisions.first()?;
-    if d.status != DecisionStatus::Answered || d.answered_by.as_deref() != Some(&user.to_string())
-    {
+    if d.status != DecisionStatus::Answered || d.answered_by.as_deref() != Some(&user.to_string()) {
         return None;
     }
     let answer = d.answer.clone()?;
@@ -139,7 +138,10 @@ pub(in crate::actions) fn from_submit(
     let [d] = plan.decisions.as_slice() else {
         return None;
     };
-    let answer = d.answer.as_deref().filter(|a| [ALWAYS, GRANT].contains(a))?;
+    let answer = d
+        .answer
+        .as_deref()
+        .filter(|a| [ALWAYS, GRANT].contains(a))?;
     if d.status != DecisionStatus::Answered || d.chosen_option().is_none() {
         return None;
     }
@@ -147,12 +149,16 @@ pub(in crate::actions) fn from_submit(
     // Never a rule for a plan that needs sign-offs, nor one whose approvers leave out its maker; a command is
     // ruled only as it stands (an `edit` decision's proposal, unedited).
     if plan.approval.require > 1 || !actions.access.is_listed_approver(user, plan) {
-        return Some(Err("the plan's approvers or sign-offs allow no standing rule".to_owned()));
+        return Some(Err(
+            "the plan's approvers or sign-offs allow no standing rule".to_owned(),
+        ));
     }
     if let Kind::Edit { proposal, .. } = &d.kind
         && proposal.text != ruling.command
     {
-        return Some(Err("the command shown is not the one the rule would allow".to_owned()));
+        return Some(Err(
+            "the command shown is not the one the rule would allow".to_owned()
+        ));
     }
     let rule = if answer == ALWAYS {
         Rule {
@@ -243,7 +249,8 @@ fn write(
         return Ok(same.clone());
     }
     rule.id = rules::fresh_id(&all);
-    let bytes = std::fs::read(&loaded.path).map_err(|e| format!("{}: {e}", loaded.path.display()))?;
+    let bytes =
+        std::fs::read(&loaded.path).map_err(|e| format!("{}: {e}", loaded.path.display()))?;
     let value = rule.binding();
     let actor = rule.created_by.to_string();
     let decision = loaded.plan.decisions.first().map(|d| d.id.as_str());

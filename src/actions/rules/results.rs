@@ -41,8 +41,9 @@ pub fn record(
     let mut all = locked.read().map_err(|e| e.to_string())?;
     let mut paused = None;
     for rule in all.rules.iter_mut().filter(|r| awaited(r)) {
-        rule.awaiting
-            .retain(|a| !(a.tool == ask.tool && a.what == what && a.session.as_deref() == ask.session));
+        rule.awaiting.retain(|a| {
+            !(a.tool == ask.tool && a.what == what && a.session.as_deref() == ask.session)
+        });
         if !failed {
             rule.failures = 0;
             continue;
@@ -77,7 +78,8 @@ pub fn record(
             seen: None,
             file: &[],
         };
-        audit::append(root, &line).map_err(|e| format!("its audit line could not be written ({e})"))?;
+        audit::append(root, &line)
+            .map_err(|e| format!("its audit line could not be written ({e})"))?;
         tracing::warn!(rule = %p.rule.id, reason = %p.reason, "a standing rule paused itself after failures");
     }
     Ok(paused)

@@ -73,10 +73,7 @@ impl Fixture {
             seen: seen::of_option(d, &d.options[option]),
         };
         let answered = self.actions.take(Actor::User(user), id, &answer, NOW);
-        assert!(
-            matches!(answered, Outcome::Recorded { .. }),
-            "{answered:?}"
-        );
+        assert!(matches!(answered, Outcome::Recorded { .. }), "{answered:?}");
         let plan = self.queue().find(id).unwrap().plan;
         let submit = Action::Submit {
             seen: seen::of_answers(&plan),
@@ -119,7 +116,7 @@ fn made(outcome: Outcome) -> Rule {
         Outcome::Submitted {
             rule: Some(Ok(rule)),
             ..
-        } => rule,
+        } => *rule,
         other => panic!("no rule made: {other:?}"),
     }
 }
@@ -155,13 +152,27 @@ fn always_allow_makes_a_rule_on_record_and_the_same_prompt_is_answered_by_it() {
     let text = fs::read_to_string(&fired.plan.path).unwrap();
     assert!(text.contains("status: completed"), "{text}");
     assert!(fired.notify.as_ref().is_some_and(|n| n.exists()));
-    assert!(fs::read_dir(f.queue().pending_dir()).unwrap().next().is_none());
+    assert!(
+        fs::read_dir(f.queue().pending_dir())
+            .unwrap()
+            .next()
+            .is_none()
+    );
     let last = f.lines().pop().unwrap();
-    assert_eq!((last.actor.as_str(), last.action.as_str()), (by.as_str(), "answer"));
+    assert_eq!(
+        (last.actor.as_str(), last.action.as_str()),
+        (by.as_str(), "answer")
+    );
     assert_eq!(last.file_sha256, audit::sha256_hex(text.as_bytes()));
     let counted = f.rules().rules[0].clone();
-    assert_eq!((counted.fired, counted.last_fired.as_deref()), (1, Some(LATER)));
-    assert_eq!(audit::read(f.dir.path()).unwrap().unwrap().0.entries, f.lines().len());
+    assert_eq!(
+        (counted.fired, counted.last_fired.as_deref()),
+        (1, Some(LATER))
+    );
+    assert_eq!(
+        audit::read(f.dir.path()).unwrap().unwrap().0.entries,
+        f.lines().len()
+    );
 }
 
 #[test]
@@ -196,8 +207,16 @@ fn a_grant_allows_every_call_of_its_session_until_it_expires() {
     let rule = made(f.answer_and_submit("p1", "grant", OWNER));
     assert_eq!(rule.session.as_deref(), Some("s1"));
     assert_eq!(rule.expires_at.as_deref(), Some("2026-02-01T10:30:00Z"));
-    assert!(f.ask("rm -rf build", "/home/me/app", "s1", LATER).fired.is_some());
-    assert!(f.ask("rm -rf build", "/home/me/app", "s2", LATER).fired.is_none());
+    assert!(
+        f.ask("rm -rf build", "/home/me/app", "s1", LATER)
+            .fired
+            .is_some()
+    );
+    assert!(
+        f.ask("rm -rf build", "/home/me/app", "s2", LATER)
+            .fired
+            .is_none()
+    );
     assert!(
         f.ask("ls", "/home/me/app", "s1", "2026-02-01T10:30:00Z")
             .fired
@@ -243,8 +262,7 @@ fn other_answers_plans_without_a_ruling_sign_offs_or_other_approvers_make_no_rul
         seen: seen::of_answers(&plan),
     };
     let Outcome::Submitted {
-        rule: Some(Err(_)),
-        ..
+        rule: Some(Err(_)), ..
     } = f.actions.take(Actor::User(BOB), "p3", &sign, NOW)
     else {
         panic!("a plan that needs sign-offs made a rule")
@@ -256,7 +274,10 @@ fn other_answers_plans_without_a_ruling_sign_offs_or_other_approvers_make_no_rul
 #[test]
 fn an_outsider_or_a_non_approver_makes_no_rule() {
     let f = fixture();
-    f.push("p1", &permission_text("p1", "npm test", "approvers: [93533553]\n"));
+    f.push(
+        "p1",
+        &permission_text("p1", "npm test", "approvers: [93533553]\n"),
+    );
     let plan = f.queue().find("p1").unwrap().plan;
     let d = &plan.decisions[0];
     let answer = Action::Answer {
@@ -286,33 +307,54 @@ fn paused_and_revoked_rules_ask_again_and_a_resume_holds_from_the_next_prompt() 
     let f = fixture();
     f.push("p1", &permission_text("p1", "npm test", ""));
     let rule = made(f.answer_and_submit("p1", "always", OWNER));
-    let take = |user: u64, action: RuleAction| f.actions.take_rule(Actor::User(user), &action, LATER);
+    let take =
+        |user: u64, action: RuleAction| f.actions.take_rule(Actor::User(user), &action, LATER);
     let pause = RuleAction::Pause {
         rule: rule.id.clone(),
     };
     assert!(matches!(take(BOB, pause.clone()), RuleOutcome::Done(r) if r.state == State::Paused));
     assert!(matches!(take(OWNER, pause), RuleOutcome::Unchanged(_)));
-    assert!(f.ask("npm test", "/home/me/app", "s1", LATER).fired.is_none());
+    assert!(
+        f.ask("npm test", "/home/me/app", "s1", LATER)
+            .fired
+            .is_none()
+    );
     let resume = RuleAction::Resume {
         rule: rule.id.clone(),
     };
     // Only its maker resumes it.
     assert!(matches!(take(BOB, resume.clone()), RuleOutcome::Refused(_)));
-    assert!(matches!(take(OUTSIDER, resume.clone()), RuleOutcome::Refused(_)));
+    assert!(matches!(
+        take(OUTSIDER, resume.clone()),
+        RuleOutcome::Refused(_)
+    ));
     assert!(matches!(take(OWNER, resume.clone()), RuleOutcome::Done(_)));
-    assert!(f.ask("npm test", "/home/me/app", "s1", LATER).fired.is_some());
+    assert!(
+        f.ask("npm test", "/home/me/app", "s1", LATER)
+            .fired
+            .is_some()
+    );
     let revoke = RuleAction::Revoke {
         rule: rule.id.clone(),
     };
     assert!(matches!(take(OWNER, revoke), RuleOutcome::Done(r) if r.state == State::Revoked));
-    assert!(f.ask("npm test", "/home/me/app", "s1", LATER).fired.is_none());
+    assert!(
+        f.ask("npm test", "/home/me/app", "s1", LATER)
+            .fired
+            .is_none()
+    );
     assert!(matches!(take(OWNER, resume), RuleOutcome::Final(_)));
     let names: Vec<String> = f.lines().into_iter().map(|l| l.action).collect();
     for name in ["rule_pause", "rule_resume", "rule_revoke"] {
         assert_eq!(names.iter().filter(|n| *n == name).count(), 1, "{names:?}");
     }
     assert!(matches!(
-        take(OWNER, RuleAction::Pause { rule: "rnope".into() }),
+        take(
+            OWNER,
+            RuleAction::Pause {
+                rule: "rnope".into()
+            }
+        ),
         RuleOutcome::NotFound
     ));
 }
@@ -326,7 +368,11 @@ fn a_rules_file_that_does_not_read_asks_and_warns_and_is_never_overwritten() {
     fs::write(&path, "{\"version\": 1, \"rules\": [ garbage").unwrap();
     let looked = f.ask("npm test", "/home/me/app", "s1", LATER);
     assert!(looked.fired.is_none());
-    assert!(looked.warnings[0].contains("does not read"), "{:?}", looked.warnings);
+    assert!(
+        looked.warnings[0].contains("does not read"),
+        "{:?}",
+        looked.warnings
+    );
     f.push("p2", &permission_text("p2", "make", ""));
     let Outcome::Submitted {
         rule: Some(Err(why)),
@@ -362,7 +408,11 @@ fn a_rule_written_behind_arbiters_back_or_changed_is_ignored_with_a_warning() {
     all.rules.push(copy);
     fs::write(&path, serde_json::to_string(&all).unwrap()).unwrap();
     assert!(f.ask("npm test", "/elsewhere", "s1", LATER).fired.is_none());
-    assert!(f.ask("npm test", "/home/me/app", "s1", LATER).fired.is_some());
+    assert!(
+        f.ask("npm test", "/home/me/app", "s1", LATER)
+            .fired
+            .is_some()
+    );
 }
 
 #[test]
@@ -396,7 +446,10 @@ fn parallel_answers_lose_no_count() {
         }
     });
     assert_eq!(f.rules().rules[0].fired, 8);
-    assert_eq!(audit::read(f.dir.path()).unwrap().unwrap().0.entries, f.lines().len());
+    assert_eq!(
+        audit::read(f.dir.path()).unwrap().unwrap().0.entries,
+        f.lines().len()
+    );
 }
 
 #[test]
@@ -416,17 +469,32 @@ fn two_failures_in_a_row_pause_a_rule_and_a_success_between_resets() {
     assert!(result(true).is_none());
     assert_eq!(f.rules().rules[0].failures, 0);
     for failed in [true, false, true] {
-        assert!(f.ask("npm test", "/home/me/app", "s1", LATER).fired.is_some());
+        assert!(
+            f.ask("npm test", "/home/me/app", "s1", LATER)
+                .fired
+                .is_some()
+        );
         assert!(result(failed).is_none());
     }
-    assert!(f.ask("npm test", "/home/me/app", "s1", LATER).fired.is_some());
+    assert!(
+        f.ask("npm test", "/home/me/app", "s1", LATER)
+            .fired
+            .is_some()
+    );
     let paused = result(true).expect("paused");
     assert_eq!(paused.rule.id, rule.id);
     let now = f.rules().rules[0].clone();
     assert_eq!(now.state, State::Paused);
     let change = now.change.unwrap();
-    assert_eq!((change.by, change.told), (format!("rule:{}", rule.id), false));
-    assert!(f.ask("npm test", "/home/me/app", "s1", LATER).fired.is_none());
+    assert_eq!(
+        (change.by, change.told),
+        (format!("rule:{}", rule.id), false)
+    );
+    assert!(
+        f.ask("npm test", "/home/me/app", "s1", LATER)
+            .fired
+            .is_none()
+    );
     let line = f.lines().pop().unwrap();
     assert_eq!(line.action, "rule_pause");
     results::told(f.queue(), std::slice::from_ref(&rule.id), LATER).unwrap();
@@ -462,7 +530,10 @@ fn three_identical_answers_offer_a_rule_that_answers_the_next_push() {
         )
     };
     // A forged tap: an outsider, another member, a wrong fingerprint.
-    assert!(matches!(always(OUTSIDER, &offer.seen), RuleOutcome::Refused(_)));
+    assert!(matches!(
+        always(OUTSIDER, &offer.seen),
+        RuleOutcome::Refused(_)
+    ));
     assert!(matches!(always(BOB, &offer.seen), RuleOutcome::Stale));
     assert!(matches!(always(OWNER, "000000"), RuleOutcome::Stale));
     assert!(!crate::queue::rules::path(f.dir.path()).exists());
@@ -481,7 +552,10 @@ fn three_identical_answers_offer_a_rule_that_answers_the_next_push() {
     };
     let looked = answer_pushed(f.queue(), &plan, ruled, &|_| None, LATER);
     let fired = looked.fired.expect("answered by the rule");
-    assert_eq!(fired.plan.plan.decisions[0].answer.as_deref(), Some("staging"));
+    assert_eq!(
+        fired.plan.plan.decisions[0].answer.as_deref(),
+        Some("staging")
+    );
     // Another shape (a label changed), approvers without the maker: asked.
     for text in [
         pushed_text("d5", "").replace("Staging", "Staging (EU)"),
@@ -492,7 +566,11 @@ fn three_identical_answers_offer_a_rule_that_answers_the_next_push() {
             name: "builder-d.md".into(),
             text,
         };
-        assert!(answer_pushed(f.queue(), &plan, ruled, &|_| None, LATER).fired.is_none());
+        assert!(
+            answer_pushed(f.queue(), &plan, ruled, &|_| None, LATER)
+                .fired
+                .is_none()
+        );
     }
 }
 
@@ -550,18 +628,27 @@ fn a_rule_action_that_changes_rules_writes_exactly_one_line_and_one_that_does_no
         (OWNER, RuleAction::Revoke { rule: id() }),
         (OWNER, RuleAction::Revoke { rule: id() }),
         (OWNER, RuleAction::Resume { rule: id() }),
-        (BOB, RuleAction::AlwaysAnswer {
-            plan: "d3".into(),
-            seen: offer.seen.clone(),
-        }),
-        (OWNER, RuleAction::AlwaysAnswer {
-            plan: "d3".into(),
-            seen: offer.seen.clone(),
-        }),
-        (OWNER, RuleAction::AlwaysAnswer {
-            plan: "d3".into(),
-            seen: offer.seen.clone(),
-        }),
+        (
+            BOB,
+            RuleAction::AlwaysAnswer {
+                plan: "d3".into(),
+                seen: offer.seen.clone(),
+            },
+        ),
+        (
+            OWNER,
+            RuleAction::AlwaysAnswer {
+                plan: "d3".into(),
+                seen: offer.seen.clone(),
+            },
+        ),
+        (
+            OWNER,
+            RuleAction::AlwaysAnswer {
+                plan: "d3".into(),
+                seen: offer.seen.clone(),
+            },
+        ),
     ];
     let mut named = [false; 4];
     let file = crate::queue::rules::path(f.dir.path());

@@ -102,8 +102,8 @@ pub fn base_spec(session: Option<&String>, cwd: Option<&str>, options: &PlanOpti
         approvers: Vec::new(),
         require: None,
         elicitation: false,
-            project: None,
-            ruling: None,
+        project: None,
+        ruling: None,
         decisions: Vec::new(),
     }
 }

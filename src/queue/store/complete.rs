@@ -61,7 +61,8 @@ impl Queue {
     pub fn add_completed(&self, name: &str, text: &str) -> Result<PathBuf, StoreError> {
         let dir = self.completed_dir();
         let base = name.strip_suffix(".md").unwrap_or(name).to_owned();
-        let temp = atomic::write_temp(&dir.join(name), text.as_bytes()).map_err(StoreError::io(&dir))?;
+        let temp =
+            atomic::write_temp(&dir.join(name), text.as_bytes()).map_err(StoreError::io(&dir))?;
         for n in 1..10_000 {
             let dest = if n == 1 {
                 dir.join(name)

@@ -54,8 +54,8 @@ pub use queue::{
 pub use review::completion;
 pub use revision::{request_changes_prompt, revision_announcement, sent_back};
 pub use rules::{
-    AfterSubmit, RULES_PAGE_SIZE, Shown, Standing, completion_ruled, rule_alert, rule_paused, rules,
-    rules_warning,
+    AfterSubmit, RULES_PAGE_SIZE, Shown, Standing, completion_ruled, rule_alert, rule_paused,
+    rules, rules_warning,
 };
 pub use screens::{Drawn, decision, plan, review, toggled};
 pub use stats::{chart_caption, digest, stats};

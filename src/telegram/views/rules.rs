@@ -92,10 +92,7 @@ fn entry(n: usize, r: &Shown, label: usize) -> String {
     scope.push(format!("by {}", line(&r.by, label)));
     text.push_str(&format!("\n    {}", scope.join(" · ")));
     if let Some(reason) = &r.paused_itself {
-        text.push_str(&format!(
-            "\n    _paused itself: {}_",
-            line(reason, label)
-        ));
+        text.push_str(&format!("\n    _paused itself: {}_", line(reason, label)));
     }
     if !r.on_record {
         text.push_str("\n    ⚠️ _not in the audit trail: it answers nothing_");
@@ -222,7 +219,10 @@ pub fn completion_ruled(plan: &Plan, after: &AfterSubmit) -> View {
             "\n\n⏱ *Grant* {}: {} may run anything in this session without asking until {}\\. /rules",
             code_line(&rule.id, 40),
             line(&rule.agent, 60),
-            line(&rule.expires_at.as_deref().map(when).unwrap_or_default(), 40)
+            line(
+                &rule.expires_at.as_deref().map(when).unwrap_or_default(),
+                40
+            )
         )),
         Some(Ok(rule)) => Some(format!(
             "\n\n🔁 *Standing rule* {}: from now on {}'s {} gets {} without asking{}\\. /rules",
@@ -293,10 +293,7 @@ pub fn rule_paused(rule: &Shown, reason: &str) -> View {
             },
         )]);
     }
-    keyboard.push(vec![Button::new(
-        "🔁 Rules",
-        Callback::Rules { page: 0 },
-    )]);
+    keyboard.push(vec![Button::new("🔁 Rules", Callback::Rules { page: 0 })]);
     View::new(text, keyboard)
 }
 

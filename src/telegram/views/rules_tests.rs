@@ -39,7 +39,7 @@ fn grant() -> Shown {
 fn hostile(n: usize) -> Shown {
     Shown {
         id: format!("r{n:07}"),
-        standing: if n % 2 == 0 {
+        standing: if n.is_multiple_of(2) {
             Standing::Active
         } else {
             Standing::Paused
@@ -54,7 +54,7 @@ fn hostile(n: usize) -> Shown {
         last_fired: Some(SPECIALS.to_owned()),
         by: SPECIALS.repeat(5),
         paused_itself: Some(SPECIALS.repeat(50)),
-        on_record: n % 3 != 0,
+        on_record: !n.is_multiple_of(3),
     }
 }
 
@@ -95,12 +95,18 @@ fn completion_with_a_rule_made_or_offered() {
         made: Some(Ok(rule("ra9c3d2e", Standing::Active))),
         offer: None,
     };
-    assert_snapshot!("completion_rule_made", render(&completion_ruled(&plan, &made)));
+    assert_snapshot!(
+        "completion_rule_made",
+        render(&completion_ruled(&plan, &made))
+    );
     let granted = AfterSubmit {
         made: Some(Ok(grant())),
         offer: None,
     };
-    assert_snapshot!("completion_grant_made", render(&completion_ruled(&plan, &granted)));
+    assert_snapshot!(
+        "completion_grant_made",
+        render(&completion_ruled(&plan, &granted))
+    );
     let failed = AfterSubmit {
         made: Some(Err("rules.json does not read".to_owned())),
         offer: None,
@@ -110,7 +116,10 @@ fn completion_with_a_rule_made_or_offered() {
         made: None,
         offer: Some(("Staging".to_owned(), "abc123".to_owned())),
     };
-    assert_snapshot!("completion_offer", render(&completion_ruled(&plan, &offered)));
+    assert_snapshot!(
+        "completion_offer",
+        render(&completion_ruled(&plan, &offered))
+    );
 }
 
 #[test]
