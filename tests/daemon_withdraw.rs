@@ -157,7 +157,7 @@ async fn an_agent_withdraws_a_plan_the_owner_is_looking_at() {
     );
     assert!(text.contains("\nwithdrawn_at: "), "{text}");
     assert_eq!(
-        text.replace(|c: char| c == '\r', ""),
+        text.replace('\r', ""),
         text,
         "no stray carriage returns"
     );
