@@ -4,9 +4,9 @@
 //! hit, and a tap repeated after the restart (a change of nothing) finds it there.
 //!
 //! Every line holds the digest of the plan file as its change left it. A plan file whose bytes no line of the
-//! recent trail holds carries a change nobody recorded: the recovery reads it and records what the trail lacks
-//! (each answered or skipped decision without its line, a status the plan ended in without its line, and
-//! otherwise the file as it is). Only files written since shortly before the trail's last line are looked at: a
+//! recent trail holds may carry a change nobody recorded: the recovery reads it and records what the trail lacks
+//! (each answered or skipped decision without its line, a status the plan ended in without its line). A plan an
+//! agent dropped into pending/ itself has no line either, and holds nothing to record. Only files written since shortly before the trail's last line are looked at: a
 //! change that lost its line was made in the moments before a crash, after every line but the in-flight ones.
 
 use std::collections::{HashMap, HashSet};
@@ -114,8 +114,9 @@ struct Unrecorded {
     value: Option<String>,
 }
 
-/// What `plan` holds that the trail (`known`) lacks; at least one line (the file as it is) when nothing more
-/// precise is missing, since its bytes have no line.
+/// What `plan` holds that the trail (`known`) lacks: the answers and skips, and the status it ended in, that an
+/// action records. Nothing for a plan an agent dropped into pending/ itself (it has no line until someone acts
+/// on it, and that is no loss).
 fn unrecorded(plan: &Plan, known: Option<&Recorded>, since: SystemTime) -> Vec<Unrecorded> {
     let has = |decision: &str, value: &Option<String>| {
         known.is_some_and(|r| {
@@ -164,13 +165,6 @@ fn unrecorded(plan: &Plan, known: Option<&Recorded>, since: SystemTime) -> Vec<U
             actor: actor.unwrap_or_else(|| "unknown".to_owned()),
             decision: None,
             value: Some(status.as_str().to_owned()),
-        });
-    }
-    if out.is_empty() {
-        out.push(Unrecorded {
-            actor: "unknown".to_owned(),
-            decision: None,
-            value: None,
         });
     }
     out

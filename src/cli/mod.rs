@@ -29,6 +29,7 @@ mod stats;
 mod table;
 mod wait;
 mod web_login;
+mod withdraw;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -213,7 +214,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             reason,
             agent,
             json,
-        } => show::withdraw(queue, &id, reason, agent.as_deref(), json),
+        } => withdraw::run(queue, &id, reason, agent.as_deref(), json),
         Command::Notifications { session, ack, json } => {
             notifications::run(queue, session.as_deref(), ack, json)
         }

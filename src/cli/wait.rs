@@ -43,7 +43,9 @@ pub fn run(
         // The report (`"status": "withdrawn"`) on stdout and exit code 5: nobody will answer this plan.
         WaitOutcome::Withdrawn(loaded) => {
             super::show::print_answers(&AnswersReport::of(&loaded), json)?;
-            Err(CliError::Withdrawn(withdrawn_text(&loaded.plan)))
+            Err(CliError::Withdrawn(super::withdraw::withdrawn_text(
+                &loaded.plan,
+            )))
         }
         WaitOutcome::TimedOut(loaded) => {
             let p = &loaded.plan;
@@ -57,16 +59,4 @@ pub fn run(
             )))
         }
     }
-}
-
-/// `plan `ID` was withdrawn by agent:NAME: REASON`, on one line.
-#[must_use]
-pub fn withdrawn_text(plan: &crate::plan::Plan) -> String {
-    let w = plan.withdrawal.clone().unwrap_or_default();
-    let by = w.by.map(|b| format!(" by {b}")).unwrap_or_default();
-    let why = w
-        .reason
-        .map(|r| format!(": {}", r.replace(['\n', '\r'], " ")))
-        .unwrap_or_default();
-    format!("plan `{}` was withdrawn{by}{why}", plan.id)
 }
