@@ -165,7 +165,7 @@ impl Prompt {
             Prompt::Permission(call)
             | Prompt::Questions { call, .. }
             | Prompt::PlanApproval(call, _) => call.event,
-            Prompt::Form(_) => Event::Form,
+            Prompt::Form(form) => form.event,
             Prompt::Finished(_) => Event::Finished,
             Prompt::Pass => Event::PreTool,
         }
@@ -196,12 +196,7 @@ impl Prompt {
                 answer,
             } => ask::verdict(plan, call, questions, *answer),
             Prompt::PlanApproval(call, _) => plan_mode::verdict(plan, call),
-            Prompt::Form(_) => match form::result(plan) {
-                Some(result) => Verdict::Form(result),
-                None => Verdict::Ask {
-                    reason: "The Arbiter form has no result".to_owned(),
-                },
-            },
+            Prompt::Form(input) => form::verdict(plan, input),
             Prompt::Finished(_) | Prompt::Pass => Verdict::Stop,
         }
     }

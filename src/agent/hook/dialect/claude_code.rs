@@ -220,7 +220,9 @@ pub(super) fn parse(
             };
             return Ok(Prompt::Form(FormInput {
                 origin,
-                server,
+                event,
+                server: Some(server),
+                answer: AnswerBy::UpdatedInput,
                 message,
                 mode: string(&fields, "mode").unwrap_or_else(|| "form".to_owned()),
                 requested_schema,
@@ -246,7 +248,7 @@ pub(super) fn parse(
     };
     let cwd = origin.cwd.clone();
     let act = act(family, &tool, &input, cwd.as_deref());
-    let reason = string(&input, "description").or_else(|| string(&input, "justification"));
+    let reason = super::first_string(&input, &["description", "justification", "instruction"]);
     let grants = if family.own_rules {
         own_grants(event, &tool, &act, &suggestions)
     } else {

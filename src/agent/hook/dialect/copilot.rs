@@ -13,12 +13,14 @@ use serde_json::{Map, Value, json};
 use crate::agent::hook::core::ask::{self, Shape};
 use crate::agent::hook::core::finished::{Finished, LastMessage, Turn};
 use crate::agent::hook::core::{
-    Act, Agent, AnswerBy, Event, Grants, InputError, Origin, Prompt, SessionGrant, ToolCall,
-    Verdict,
+    Act, Agent, AnswerBy, Event, FormInput, Grants, InputError, Origin, Prompt, SessionGrant,
+    ToolCall, Verdict,
 };
 use crate::agent::hook::install::{Hook, Install, Layout};
 
-use super::{Dialect, arguments, first_string, line, patch, replacement, shell, string, write};
+use super::{
+    Dialect, arguments, first_string, line, own_diff, patch, replacement, shell, string, write,
+};
 
 pub const AGENT: Agent = Agent {
     name: "copilot",
@@ -102,7 +104,7 @@ fn parse(text: &str, hint: Option<&str>) -> Result<Prompt, InputError> {
         reason,
     };
     let fields = super::object(text).map_err(unreadable)?;
-    let named = first_string(&fields, &["hookEventName", "hook_event_name"]);
+    let named = first_string(&fields, &["hookName", "hookEventName", "hook_event_name"]);
     let event = match (named, hinted) {
         (Some(name), hinted) => match event_named(&name) {
             Some(event) => event,
@@ -157,6 +159,21 @@ fn parse(text: &str, hint: Option<&str>) -> Result<Prompt, InputError> {
     let input = arguments(fields.get("toolInput"))
         .or_else(|| arguments(fields.get("toolArgs")))
         .unwrap_or_default();
+    // Its `ask_user` is a form (`message`, `requestedSchema`); a list of questions is read as one too.
+    if tool == QUESTION_TOOL
+        && let (Some(message), Some(schema)) =
+            (string(&input, "message"), input.get("requestedSchema"))
+    {
+        return Ok(Prompt::Form(FormInput {
+            origin,
+            event,
+            server: None,
+            answer: AnswerBy::Deny,
+            message,
+            mode: "form".to_owned(),
+            requested_schema: schema.clone(),
+        }));
+    }
     let cwd = origin.cwd.clone();
     let call = ToolCall {
         origin,
@@ -190,10 +207,13 @@ fn act(tool: &str, input: &Map<String, Value>, cwd: Option<&str>) -> Act {
         "bash" | "shell" | "powershell" => {
             patch(input).unwrap_or_else(|| shell(input, "command", false))
         }
-        "edit" | "str_replace" | "str_replace_editor" => match replacement(input, cwd) {
-            Act::Other => write(input, cwd),
-            change => change,
-        },
+        // At `permissionRequest` Copilot sends its own diff for an edit or a new file.
+        "edit" | "str_replace" | "str_replace_editor" => {
+            own_diff(input).unwrap_or_else(|| match replacement(input, cwd) {
+                Act::Other => write(input, cwd),
+                change => change,
+            })
+        }
         "create" | "write" => write(input, cwd),
         _ => patch(input).unwrap_or(Act::Other),
     }

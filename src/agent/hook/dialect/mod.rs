@@ -119,7 +119,9 @@ pub(super) fn replacement(input: &Map<String, Value>, cwd: Option<&str>) -> Act 
         text(&["new_string", "new_str"]),
     ) {
         (Some(path), Some(old), Some(new)) => {
-            let all = input.get("replace_all").and_then(Value::as_bool) == Some(true)
+            let flag = |key: &str| input.get(key).and_then(Value::as_bool) == Some(true);
+            let all = flag("replace_all")
+                || flag("allow_multiple")
                 || input
                     .get("expected_replacements")
                     .and_then(Value::as_u64)
@@ -140,6 +142,19 @@ pub(super) fn write(input: &Map<String, Value>, cwd: Option<&str>) -> Act {
         (Some(path), Some(content)) => Act::Change(change::write(&path, cwd, content)),
         _ => Act::Other,
     }
+}
+
+/// A diff the agent made itself (Copilot's `edit` permission: `file_path` and `diff`, git's format), from its
+/// `---` line on.
+pub(super) fn own_diff(input: &Map<String, Value>) -> Option<Act> {
+    let path = first_string(input, &["file_path", "path"])?;
+    let diff = string(input, "diff")?;
+    let from = diff.find("\n--- ").map_or(0, |at| at + 1);
+    Some(Act::Change(change::Change {
+        files: vec![path],
+        diff: diff[from..].trim_start_matches('\n').to_owned(),
+        note: None,
+    }))
 }
 
 /// A patch in any string of the input (Codex's `apply_patch`, as an argument or inside a command).
