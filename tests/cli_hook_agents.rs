@@ -447,7 +447,7 @@ fn an_unwritable_queue_answers_no_decision() {
 fn install(q: &TempQueue, home: &std::path::Path, agent: &str, args: &[&str]) -> Output {
     let mut all = vec!["hook", agent, "install"];
     all.extend_from_slice(args);
-    Arbiter::new(&q)
+    Arbiter::new(q)
         .env("HOME", home)
         .env("CODEX_HOME", "")
         .args(&all)
