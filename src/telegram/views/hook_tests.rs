@@ -10,7 +10,7 @@ use super::test_support::{assert_within_limits, render};
 use super::*;
 use crate::agent::hook::core::finished::{self, Finished, LastMessage};
 use crate::agent::hook::core::{Origin, PlanOptions, Prompt};
-use crate::agent::hook::{Dialect, named};
+use crate::agent::hook::named;
 use crate::plan::{self, Plan};
 
 const NOW: &str = "2026-02-01T10:00:00Z";
