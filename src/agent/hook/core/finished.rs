@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use sha2::{Digest, Sha256};
 
 use crate::agent::spec::{DecisionSpec, PlanSpec};
-use crate::agent::{WaitOutcome, push_spec, wait_for_completion};
+use crate::agent::{WaitOutcome, push_spec};
 use crate::clock::now as now_rfc3339;
 use crate::plan::{DecisionStatus, Plan, PlanStatus};
 use crate::queue::Queue;
@@ -76,6 +76,7 @@ pub async fn run(
     dialect: &dyn Dialect,
     finished: &Finished,
     options: &HookOptions,
+    watch: &mut super::abandon::Watch,
 ) -> Reply {
     let (message, note) = last_message(&finished.last).await;
     let stop = |reason: String| Reply {
@@ -89,7 +90,13 @@ pub async fn run(
         Ok(id) => id,
         Err(reason) => return stop(reason),
     };
-    let outcome = wait_for_completion(queue, &id, Some(options.stop_timeout)).await;
+    let outcome = match super::waiting(queue, &id, options.stop_timeout, watch).await {
+        Ok(outcome) => outcome,
+        Err(why) => {
+            withdraw(queue, &id);
+            return stop(format!("{why}: plan `{id}` withdrawn from the queue"));
+        }
+    };
     let verdict = match outcome {
         Ok(WaitOutcome::Completed(done)) => {
             forget_notification(queue, &done.plan);
