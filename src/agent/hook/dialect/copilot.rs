@@ -277,7 +277,8 @@ fn is_call(event: &Map<String, Value>, call: &str) -> bool {
         && data
             .and_then(|d| d.get("input"))
             .and_then(|i| i.get("timestamp"))
-            .is_some_and(|t| t.to_string() == call)
+            .and_then(Value::as_i64)
+            .is_some_and(|t| call.parse() == Ok(t))
 }
 
 fn role(event: &Map<String, Value>) -> Option<String> {
