@@ -40,6 +40,8 @@ pub struct Frontmatter {
     pub project: Option<String>,
     /// `rule_tool`, `rule_command`, `grant_minutes`.
     pub ruling: Option<Ruling>,
+    /// `reply_to`: the plan this one follows up (an agent's finished card: the session's previous card).
+    pub reply_to: Option<String>,
     /// 0-based line indices of the YAML text.
     pub lines: Range<usize>,
     /// 0-based index of the first body line (after the closing `---`).
@@ -213,6 +215,7 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
         withdrawal,
         project: text("project")?,
         ruling,
+        reply_to: text("reply_to")?,
         lines: 1..close,
         body_start: close + 1,
         map: mapping,

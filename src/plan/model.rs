@@ -315,6 +315,9 @@ pub struct Plan {
     /// `rule_tool`, `rule_command`, `grant_minutes`: what a permission plan asks to allow, for the standing rule
     /// its `🔁 Always allow this` or `⏱ Allow … for N min` option makes.
     pub ruling: Option<Ruling>,
+    /// `reply_to`: the plan this one follows up (an agent's finished card: the session's previous card); its
+    /// announcement is sent as a reply to that plan's.
+    pub reply_to: Option<String>,
     /// The plan's own context: the body between the `# ` heading and the first decision, trimmed,
     /// without `---` rules.
     pub context: String,

@@ -86,6 +86,7 @@ pub(super) fn parse_with_frontmatter(
         withdrawal: fm.withdrawal,
         project: fm.project,
         ruling: fm.ruling,
+        reply_to: fm.reply_to,
         context,
         decisions,
         frontmatter_lines: fm.lines,

@@ -42,6 +42,7 @@ pub(super) fn plan(
         withdrawal: None,
         project: None,
         ruling: None,
+        reply_to: None,
         context: String::new(),
         decisions: Vec::new(),
         frontmatter_lines: 0..0,

@@ -56,6 +56,7 @@ fn write_frontmatter(out: &mut String, spec: &PlanSpec, id: &str, now: &str) {
             key("grant_minutes", &minutes.to_string());
         }
     }
+    optional(&mut key, "reply_to", spec.reply_to.as_deref());
     write_timing(&mut key, spec);
     write_people(&mut key, spec);
 }

@@ -197,6 +197,7 @@ proptest::proptest! {
             elicitation: false,
             project: None,
             ruling: None,
+            reply_to: None,
             decisions: vec![DecisionSpec {
                 id: Some("d".into()),
                 title: title.clone(),

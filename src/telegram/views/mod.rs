@@ -206,6 +206,8 @@ impl View {
 }
 
 #[cfg(test)]
+mod hook_tests;
+#[cfg(test)]
 mod hostile_tests;
 #[cfg(test)]
 mod kinds_tests;

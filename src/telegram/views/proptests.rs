@@ -115,6 +115,7 @@ fn arb_plan() -> impl Strategy<Value = Plan> {
                 withdrawal: None,
                 project: None,
                 ruling: None,
+                reply_to: None,
                 context,
                 decisions,
                 frontmatter_lines: 0..0,
