@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::agent::hook::core::ask::{self, Shape};
 use crate::agent::hook::core::finished::{Finished, LastMessage};
+use crate::agent::hook::core::rules::ToolResult;
 use crate::agent::hook::core::{
     Act, Agent, AnswerBy, Event, FormInput, Grants, InputError, Origin, Prompt, SessionGrant,
     ToolCall, Verdict, plan_mode,
@@ -70,6 +71,17 @@ impl Dialect for ClaudeCode {
                     matcher: None,
                     finished: true,
                 },
+                // Tool results: two failures in a row of what a standing rule allowed pause it.
+                Hook {
+                    event: "PostToolUse",
+                    matcher: Some("*"),
+                    finished: false,
+                },
+                Hook {
+                    event: "PostToolUseFailure",
+                    matcher: Some("*"),
+                    finished: false,
+                },
             ],
             enable: None,
             pass_event: false,
@@ -110,6 +122,8 @@ const CLAUDE: Family = Family {
         ("PermissionRequest", Event::Permission),
         ("Elicitation", Event::Form),
         ("Stop", Event::Finished),
+        ("PostToolUse", Event::PostTool),
+        ("PostToolUseFailure", Event::PostTool),
     ],
     last_message: ("last_assistant_message", false),
     cap: None,
@@ -228,14 +242,16 @@ pub(super) fn parse(
                 requested_schema,
             }));
         }
-        Event::PreTool | Event::Permission => {}
+        Event::PreTool | Event::Permission | Event::PostTool => {}
     }
     let tool = string(&fields, "tool_name").ok_or_else(|| bad("has no `tool_name` string"))?;
     let input = match fields.get("tool_input") {
         Some(Value::Object(input)) => input.clone(),
         _ => return Err(bad("has no `tool_input` object")),
     };
-    let question = family.question.filter(|(name, ..)| *name == tool);
+    let question = family
+        .question
+        .filter(|(name, ..)| *name == tool && event != Event::PostTool);
     if family.pre_tool_questions_only && event == Event::PreTool && question.is_none() {
         return Ok(Prompt::Pass);
     }
@@ -266,6 +282,15 @@ pub(super) fn parse(
         reason,
         grants,
     };
+    // A tool's result (`PostToolUse`; `PostToolUseFailure` carries an `error`): the call as a permission would read
+    // it, so the standing rule that allowed it is found.
+    if event == Event::PostTool {
+        let failure = crate::agent::hook::core::rules::failure(
+            fields.get("tool_response"),
+            fields.get("error"),
+        );
+        return Ok(Prompt::Result(ToolResult { call, failure }));
+    }
     if let Some((_, shape, answer)) = question {
         let questions = ask::questions(&call.tool, &call.input, shape).map_err(|e| InputError {
             answer_as: Some(event),
@@ -442,6 +467,8 @@ pub(super) fn output(family: &Family, event: Event, verdict: &Verdict) -> Option
     let name = family.event_name(event);
     let specific = match (event, verdict) {
         (Event::Finished, verdict) => return super::finished(verdict),
+        // A tool's result is answered with nothing.
+        (Event::PostTool, _) => return None,
         (_, Verdict::Continue { .. } | Verdict::Stop) => return None,
         (Event::Form, Verdict::Form(result)) => {
             let mut out = Map::new();
