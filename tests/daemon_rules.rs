@@ -367,3 +367,204 @@ async fn forged_taps_of_an_outsider_or_a_non_approver_make_and_change_no_rule() 
     assert_eq!(audit::read(d.queue.root()).unwrap().unwrap().1.len(), lines);
     assert_eq!(rules::read(d.queue.root()).unwrap().rules.len(), 1);
 }
+
+/// Each agent's permission prompt as its real CLI sent it: the agent, the payload, its session id, and a result
+/// of the same call that failed (`PostToolUse`, Claude Code's `PostToolUseFailure`).
+fn agents() -> [(&'static str, String, &'static str, Option<String>); 5] {
+    let codex = include_str!("fixtures/agents/codex/PermissionRequest.json");
+    let gemini = include_str!("fixtures/agents/gemini/BeforeTool.json");
+    let copilot = include_str!("fixtures/agents/copilot/permissionRequest.json");
+    let qwen = include_str!("fixtures/agents/qwen/PermissionRequest.json");
+    let claude = include_str!("fixtures/claude-code/permission-request-bash.json");
+    let failed = |payload: &str, event: &str, extra: Value| {
+        let mut v: Value = serde_json::from_str(payload).unwrap();
+        v["hook_event_name"] = event.into();
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        v.to_string()
+    };
+    [
+        (
+            "codex",
+            codex.to_owned(),
+            "01a21e07-a8f1-7ae2-be99-b36fae354d49",
+            Some(failed(
+                codex,
+                "PostToolUse",
+                serde_json::json!({"tool_response": "Exit code: 1\nOutput:\ntouch: denied"}),
+            )),
+        ),
+        (
+            "qwen",
+            qwen.to_owned(),
+            "ca772693-392f-40c6-81e8-e5f96acfb0e4",
+            Some(failed(
+                qwen,
+                "PostToolUse",
+                serde_json::json!({"tool_response": {"llmContent": "Command: touch allowed.txt\nExit Code: 1\n", "returnDisplay": ""}}),
+            )),
+        ),
+        (
+            "claude-code",
+            claude.to_owned(),
+            "9d5c1c3e-7a4f-4b59-a8e2-5c4b2f0e6f11",
+            Some(failed(
+                claude,
+                "PostToolUseFailure",
+                serde_json::json!({"error": "Exit code 1: npm ERR! 404"}),
+            )),
+        ),
+        // Gemini and Copilot report no results to Arbiter's hooks: their rules never pause themselves.
+        (
+            "gemini",
+            gemini.to_owned(),
+            "66a3061a-50d2-4b50-ae8b-37f2bf0ef7c2",
+            None,
+        ),
+        (
+            "copilot",
+            copilot.to_owned(),
+            "e80a413a-cda4-4778-87ae-a4a1d1e52b23",
+            None,
+        ),
+    ]
+}
+
+/// Runs `arbiter hook AGENT` on `payload` and returns its output (the hook's own `--timeout`: `timeout`).
+fn hook_run(
+    q: &TempQueue,
+    agent: &str,
+    payload: &str,
+    timeout: &str,
+) -> crate::cli_support::Output {
+    Arbiter::new(q)
+        .args(&["hook", agent, "--timeout", timeout])
+        .stdin(payload)
+        .run()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_agents_always_allow_this_answers_the_same_command_in_a_new_session_without_asking() {
+    for (agent, payload, session, failed) in agents() {
+        let d = Running::start(TempQueue::new()).await;
+        let child = Arbiter::new(&d.queue)
+            .args(&["hook", agent, "--timeout", "60s"])
+            .stdin(&payload)
+            .spawn();
+        let id = d
+            .wait_message(|m| m.buttons().iter().any(|b| b.text == "📂 Open"))
+            .await
+            .message_id;
+        d.tap(id, "📂 Open").await;
+        d.wait_message(|m| m.message_id == id && m.plain.contains("📄"))
+            .await;
+        d.tap(id, "▶️ Continue").await;
+        let question = d
+            .wait_message(|m| m.message_id == id && m.plain.contains("1/1"))
+            .await;
+        let letter = question
+            .plain
+            .lines()
+            .find_map(|l| l.strip_suffix(". 🔁 Always allow this"))
+            .unwrap_or_else(|| panic!("{agent}: no 🔁 Always allow this\n{}", question.plain))
+            .to_owned();
+        assert!(question.plain.contains("⏱ Allow "), "{}", question.plain);
+        d.tap(id, &letter).await;
+        d.wait_message(|m| m.message_id == id && m.plain.contains("Tap to edit, or submit"))
+            .await;
+        d.tap(id, "📤 Submit").await;
+        let done = d
+            .wait_message(|m| m.message_id == id && m.plain.contains("Standing rule"))
+            .await;
+        let first = tokio::task::spawn_blocking(move || crate::cli_support::collect(child))
+            .await
+            .unwrap();
+        assert!(first.stdout.contains("allow"), "{agent}: {first:?}");
+        assert!(
+            !first.stdout.contains("updatedPermissions"),
+            "{agent}: Arbiter keeps the rule: {first:?}"
+        );
+        let rule = rules::read(d.queue.root()).unwrap().rules[0].clone();
+        assert_eq!(rule.agent, agent);
+        assert!(done.plain.contains(&rule.id), "{}", done.plain);
+
+        // The same command in a new session: answered by the hook itself, nothing sent to the owner.
+        let before = sent(&d);
+        let again = payload.replace(session, "a-new-session");
+        let out = hook_run(&d.queue, agent, &again, "60s");
+        assert_eq!(out.code, Some(0));
+        assert!(
+            out.stdout.contains("allow") && !out.stdout.contains("deny"),
+            "{agent}: {out:?}"
+        );
+        assert!(d.queue.files("pending").is_empty(), "{agent}");
+        assert!(
+            !anything_sent_after(&d, before).await,
+            "{agent}: {}",
+            d.transcript()
+        );
+        let line = audit::read(d.queue.root())
+            .unwrap()
+            .unwrap()
+            .1
+            .pop()
+            .unwrap();
+        assert_eq!(
+            (line.actor.as_str(), line.action.as_str()),
+            (format!("rule:{}", rule.id).as_str(), "answer"),
+            "{agent}"
+        );
+        let ruled = d
+            .queue
+            .files("completed")
+            .into_iter()
+            .map(|f| d.queue.read("completed", &f))
+            .find(|t| t.contains(&format!("answered_by: rule:{}", rule.id)))
+            .unwrap_or_else(|| panic!("{agent}: no plan answered by the rule"));
+        assert!(ruled.contains("session: a-new-session"), "{ruled}");
+        assert!(
+            d.queue.files("notify").is_empty(),
+            "{agent}: the hook read its notification"
+        );
+
+        // Another command still asks (the hook gives up after 1 s and withdraws its question).
+        let other = payload.replacen("\"command\": \"", "\"command\": \"rm -rf / && ", 1);
+        let out = hook_run(&d.queue, agent, &other, "1s");
+        assert!(out.stderr.contains("no answer to plan"), "{agent}: {out:?}");
+
+        // Two failures in a row of what it allowed: it pauses itself and the owner is told; the next asks.
+        let Some(failed) = failed else {
+            d.stop().await;
+            continue;
+        };
+        for _ in 0..2 {
+            assert!(
+                hook_run(&d.queue, agent, &again, "60s")
+                    .stdout
+                    .contains("allow")
+            );
+            let out = hook_run(
+                &d.queue,
+                agent,
+                &failed.replace(session, "a-new-session"),
+                "60s",
+            );
+            assert_eq!(
+                (out.code, out.stdout.as_str()),
+                (Some(0), ""),
+                "{agent}: {out:?}"
+            );
+        }
+        d.wait_message(|m| m.plain.contains("A standing rule paused itself"))
+            .await;
+        let out = hook_run(&d.queue, agent, &again, "1s");
+        assert!(out.stderr.contains("no answer to plan"), "{agent}: {out:?}");
+        assert_eq!(
+            rules::read(d.queue.root()).unwrap().rules[0].fired,
+            3,
+            "{agent}"
+        );
+        d.stop().await;
+    }
+}
