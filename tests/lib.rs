@@ -49,5 +49,6 @@ mod web_login;
 mod web_pages;
 mod web_rebinding;
 mod web_revise;
+mod web_rules;
 mod web_security;
 mod web_wiring;
