@@ -12,7 +12,7 @@ use crate::agent::hook::core::ask::Shape;
 use crate::agent::hook::core::{Agent, AnswerBy, Event, InputError, Prompt, Verdict};
 use crate::agent::hook::install::{Hook, Install, Layout, Unit, UserFile};
 
-use super::claude_code::{Family, parse};
+use super::family::{Family, parse};
 use super::{Dialect, line};
 
 pub const AGENT: Agent = Agent {
@@ -37,7 +37,8 @@ const GEMINI: Family = Family {
     writes: &["write_file"],
     question: Some(("ask_user", Shape::Any, AnswerBy::Deny)),
     pre_tool_questions_only: false,
-    own_rules: false,
+    own_rules: None,
+    plan_tool: None,
     full_output: false,
 };
 
