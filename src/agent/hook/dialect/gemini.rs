@@ -30,7 +30,9 @@ const GEMINI: Family = Family {
         ("AfterAgent", Event::Finished),
     ],
     last_message: ("prompt_response", true),
-    cap: Some("Gemini CLI's loop detector may end the run after a few continuations in a row."),
+    cap: Some(
+        "Gemini CLI follows about 15 continuations in a row; after that its run ends with an error.",
+    ),
     editable: &[],
     shells: &["run_shell_command"],
     edits: &["replace", "edit"],

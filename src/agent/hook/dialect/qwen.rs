@@ -25,7 +25,9 @@ const QWEN: Family = Family {
         ("Stop", Event::Finished),
     ],
     last_message: ("last_assistant_message", false),
-    cap: None,
+    cap: Some(
+        "Qwen Code lets a hook send it on 7 times in a row (QWEN_CODE_STOP_HOOK_BLOCK_CAP raises it), then stops.",
+    ),
     editable: &[],
     shells: &["run_shell_command"],
     edits: &["edit", "replace"],
