@@ -13,12 +13,14 @@ const READ_WRITE_PATHS: &str = "ReadWritePaths=%h/.arbiter";
 const HARDENING: &str =
     "# Hardening. Each setting takes something away that the daemon does not use.";
 
-/// The settings of the shipped unit that shrink the capability bounding set (the lines it marks
-/// "(user namespace)"). A user manager, holding no capability itself, can only do that inside a user
-/// namespace of the service's own; where the host denies those, each of these settings stops the unit
-/// before the daemon starts (status 218/CAPABILITIES). The mount settings are skipped by systemd instead,
-/// and the seccomp ones need no privilege, so they stay.
-const NEED_USER_NAMESPACES: [&str; 5] = [
+/// The settings of the shipped unit that a user manager can apply only inside a user namespace of the
+/// service's own (the lines it marks "(user namespace)"): `PrivateUsers=` itself, and those that shrink the
+/// capability bounding set, which a manager holding no capability cannot do outside one. Where the host
+/// denies user namespaces each of them stops the unit before the daemon starts (217/USER, 218/CAPABILITIES).
+/// The mount settings are skipped by systemd there instead, and the seccomp ones need no privilege, so
+/// they stay.
+const NEED_USER_NAMESPACES: [&str; 6] = [
+    "PrivateUsers=",
     "PrivateDevices=",
     "ProtectKernelModules=",
     "ProtectKernelLogs=",
@@ -176,6 +178,7 @@ mod tests {
             "ProtectHome=read-only",
             "ReadWritePaths=%h/.arbiter",
             "PrivateTmp=yes",
+            "PrivateUsers=yes",
             "PrivateMounts=yes",
             "PrivateDevices=yes",
             "ProtectKernelTunables=yes",
@@ -230,7 +233,7 @@ mod tests {
 
     /// The unit marks exactly the settings [`NEED_USER_NAMESPACES`] names, so its comment and `init` agree.
     #[test]
-    fn the_user_namespace_lines_are_the_capability_ones() {
+    fn the_marked_lines_are_the_ones_init_comments_out() {
         let lines: Vec<&str> = SYSTEMD_UNIT.lines().collect();
         let marked: Vec<&str> = lines
             .windows(2)
