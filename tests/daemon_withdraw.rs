@@ -156,11 +156,7 @@ async fn an_agent_withdraws_a_plan_the_owner_is_looking_at() {
         "{text}"
     );
     assert!(text.contains("\nwithdrawn_at: "), "{text}");
-    assert_eq!(
-        text.replace('\r', ""),
-        text,
-        "no stray carriage returns"
-    );
+    assert_eq!(text.replace('\r', ""), text, "no stray carriage returns");
     assert!(d.queue.files("notify").is_empty(), "no notify file");
     // The agent that awaited it: exit 5, with the status and the reason.
     let waited = crate::cli_support::collect(waiting);
