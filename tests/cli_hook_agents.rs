@@ -261,6 +261,15 @@ fn a_finished_card_nobody_answers_is_withdrawn_and_the_agent_stops() {
         out.stderr
     );
     assert_eq!(q.files("pending"), Vec::<String>::new());
+    // On the record: withdrawn by its agent, with why, and no notify file.
+    let done = q.read("completed", &q.files("completed")[0]);
+    assert!(done.contains("status: withdrawn\n"), "{done}");
+    assert!(
+        done.contains("withdrawn_by: \"agent:claude-code\"\n")
+            || done.contains("withdrawn_by: agent:claude-code\n"),
+        "{done}"
+    );
+    assert_eq!(q.files("notify"), Vec::<String>::new());
 }
 
 #[test]

@@ -105,6 +105,10 @@ pub async fn run(
             forget_notification(queue, &done.plan);
             verdict(&done.plan)
         }
+        // Withdrawn meanwhile (a new turn of the session, by hand): nobody will answer here.
+        Ok(WaitOutcome::Withdrawn(gone)) => {
+            return stop(format!("plan `{}` was withdrawn", gone.plan.id));
+        }
         Ok(WaitOutcome::ChangesRequested(sent)) => {
             forget_notification(queue, &sent.plan);
             match sent

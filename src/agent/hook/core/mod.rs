@@ -23,7 +23,6 @@ pub mod plan_mode;
 pub mod text;
 pub mod verdict;
 
-use std::fs;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -269,6 +268,14 @@ async fn ask(
     let last = match waited {
         Ok(WaitOutcome::Completed(done)) => return answered(queue, dialect, &done, prompt, event),
         Ok(WaitOutcome::TimedOut(last)) => last,
+        // Taken back by someone else meanwhile (its agent, by hand): nobody will answer here.
+        Ok(WaitOutcome::Withdrawn(gone)) => {
+            let reason = format!(
+                "plan `{}` was withdrawn before anyone answered",
+                gone.plan.id
+            );
+            return Reply::fallback(dialect, Some(event), &reason);
+        }
         // Sent back: the owner's request for changes is the reason the model reads (the plan stays in returned/,
         // where the session's next plan finds it to revise).
         Ok(WaitOutcome::ChangesRequested(sent)) => {
@@ -335,10 +342,10 @@ fn is_completed(loaded: &Loaded) -> bool {
     loaded.location == Location::Completed || loaded.plan.status == PlanStatus::Completed
 }
 
-/// The hook is the agent that reads this plan's notification: its notify file is deleted (the plan itself stays
+/// The hook is the agent that reads this plan's notification: its notify file is taken (the plan itself stays
 /// in completed/ or returned/).
 fn forget_notification(queue: &Queue, plan: &Plan) {
-    let _ = fs::remove_file(queue.notify_dir().join(notify_file::file_name(plan)));
+    let _ = queue.take_notify(&notify_file::file_name(plan), None);
 }
 
 /// The human's answer as the reply. A permission the agent keeps (for the session, or in the project's settings)
@@ -390,15 +397,15 @@ fn answered(
     }
 }
 
-/// Takes a plan nobody answered in time out of pending/: the agent has moved on, so a later answer would go
-/// nowhere. Every path of the hooks that gives up on a plan goes through here. True when it left pending/.
+/// Takes a plan nobody answered in time out of pending/ through the action layer (`status: withdrawn`, an audit
+/// line, the owner's views say so): the agent has moved on, so a later answer would go nowhere. Every path of the
+/// hooks that gives up on a plan goes through here. True when it was withdrawn.
 pub fn withdraw(queue: &Queue, id: &str) -> bool {
-    match queue.find_pending(id) {
-        Ok(Some(loaded)) if loaded.plan.status != PlanStatus::Completed => {
-            fs::remove_file(&loaded.path).is_ok()
-        }
-        _ => false,
-    }
+    let reason = "the agent stopped waiting for an answer";
+    matches!(
+        crate::actions::withdraw(queue, id, None, Some(reason), &now_rfc3339()),
+        crate::actions::Outcome::Withdrawn(_)
+    )
 }
 
 #[cfg(test)]
