@@ -327,8 +327,13 @@ async fn a_plan_answered_in_private_updates_its_card_and_says_when_submitted() {
 async fn a_plan_sent_back_in_private_says_so_on_its_card() {
     let f = forum().await;
     let (d, c) = card_answered_in_private(&f).await;
+    // The review (the plan and decision views offer 🔁 Request changes too, drawn on the answers before).
     let review = d
-        .wait_message(|m| m.buttons().iter().any(|b| b.text == "🔁 Request changes"))
+        .wait_message(|m| {
+            let buttons = m.buttons();
+            buttons.iter().any(|b| b.text == "🔁 Request changes")
+                && buttons.iter().any(|b| b.text == "📤 Submit")
+        })
         .await;
     d.tap(review.message_id, "🔁 Request changes").await;
     let prompt = d

@@ -89,7 +89,8 @@ fn the_hook_example_answers_bash_edit_and_mcp_payloads() {
         "pre-tool-use-edit.json",
         "pre-tool-use-mcp.json",
     ] {
-        let q = TempQueue::new();
+        // As with a daemon running: the hook asks only a queue someone serves.
+        let q = TempQueue::served();
         let fixture = format!("tests/fixtures/claude-code/{payload}");
         let cmd = example(
             &q,

@@ -17,6 +17,8 @@ mod audit;
 mod error;
 mod history;
 mod hook;
+mod hook_flags;
+mod hook_install;
 mod init;
 mod lint;
 mod list;

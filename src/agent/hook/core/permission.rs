@@ -75,9 +75,9 @@ pub fn plan_spec(call: &ToolCall, options: &PlanOptions) -> PlanSpec {
     }
     // Every "always" is Arbiter's standing rule, seen, counted and revocable from the phone: it takes the place
     // of an agent's own project rule (Claude Code's `✅ Always allow in this project`).
-    let ruling = super::rules::ruling(call, options);
+    let ruling = super::ruling::ruling(call, options.grant_minutes());
     if ruling.is_some() {
-        choices.push(option(super::rules::ALWAYS, "🔁 Always allow this"));
+        choices.push(option(super::ruling::ALWAYS, "🔁 Always allow this"));
     }
     if ruling.is_some() && call.origin.session.is_some() {
         let label = format!(
@@ -85,7 +85,7 @@ pub fn plan_spec(call: &ToolCall, options: &PlanOptions) -> PlanSpec {
             call.origin.agent.display,
             options.grant_minutes()
         );
-        choices.push(option(super::rules::GRANT, &label));
+        choices.push(option(super::ruling::GRANT, &label));
     }
     choices.push(option(DENY, "❌ Deny"));
     let decision = match (&call.act, editable) {

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use crate::plan::{DecisionStatus, Plan};
 
 use super::permission::{ALLOW, ALLOW_PROJECT, ALLOW_SESSION, DECISION_ID, DENY};
-use super::rules::{ALWAYS, GRANT};
+use super::ruling::{ALWAYS, GRANT};
 use super::{SessionGrant, ToolCall};
 
 /// What the hook tells the agent.
