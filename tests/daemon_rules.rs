@@ -209,6 +209,7 @@ fn ask_rules(root: &std::path::Path, command: &str, session: &str, id: &str) -> 
         || Ruled {
             name: format!("codex-bash-{id}.md"),
             text: permission_plan(id, session),
+            read_here: true,
         },
         &now(),
     );

@@ -157,6 +157,7 @@ fn write(
     let ruled = Ruled {
         name: file_name(plan),
         text: text.to_owned(),
+        read_here: false,
     };
     let looked = rules::answer_pushed(queue, plan, ruled, &|_| None, now);
     if let Some(fired) = looked.fired {

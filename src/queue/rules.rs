@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::atomic::{hold_lock, write_atomic};
+use super::atomic::{hold_lock, write_atomic, write_temp};
 use super::audit::{self, Located};
 
 mod matching;
@@ -385,8 +385,29 @@ impl Locked {
         read(&self.root)
     }
 
-    /// Writes `rules` atomically, a grant past its end written as expired.
+    /// Writes `rules` atomically (temp file, fsync, rename, folder fsync), a grant past its end written as expired.
     pub fn write(&self, rules: &mut Rules, now: &str) -> Result<(), RulesError> {
+        let (path, bytes) = self.serialized(rules, now)?;
+        write_atomic(&path, &bytes).map_err(|source| RulesError::Io { path, source })
+    }
+
+    /// [`Locked::write`] without the folder's fsync, for a rule's count: the new file is whole on disk before it
+    /// is renamed in, so a power cut leaves the old rules or the new ones, and may only lose the last counts.
+    pub fn write_count(&self, rules: &mut Rules, now: &str) -> Result<(), RulesError> {
+        let (path, bytes) = self.serialized(rules, now)?;
+        let io = |source| RulesError::Io {
+            path: path.clone(),
+            source,
+        };
+        let temp = write_temp(&path, &bytes).map_err(io)?;
+        fs::rename(&temp, &path).map_err(|e| {
+            let _ = fs::remove_file(&temp);
+            io(e)
+        })
+    }
+
+    /// The file's path and bytes for `rules` at `now`.
+    fn serialized(&self, rules: &mut Rules, now: &str) -> Result<(PathBuf, Vec<u8>), RulesError> {
         for rule in &mut rules.rules {
             rule.state = rule.state_at(now);
         }
@@ -396,7 +417,7 @@ impl Locked {
             reason: e.to_string(),
         })?;
         bytes.push(b'\n');
-        write_atomic(&path, &bytes).map_err(|source| RulesError::Io { path, source })
+        Ok((path, bytes))
     }
 
     /// The queue root.

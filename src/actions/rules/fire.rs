@@ -1,9 +1,11 @@
 //! A rule answers a prompt, in the asking process itself (the hook, `arbiter push`), with no daemon: the plan is
-//! written straight into completed/ answered `answered_by: rule:<id>`, its notify file beside it, its audit line
-//! (actor `rule:<id>`) after them, then the rule's `fired` and `last_fired` move. Nobody is asked.
+//! written straight into completed/ answered `answered_by: rule:<id>`, its notify file beside it (for a push: a
+//! hook reads its answer itself, as after any answer, so none is left for it), its audit line (actor `rule:<id>`)
+//! after them, then the rule's `fired` and `last_fired` move. Nobody is asked.
 //!
 //! Cheap by design (a hook answers within 20 ms): `rules.json` is read once, only the matching rule's line of
-//! the trail is read back, and nothing is listed.
+//! the trail is read back, nothing is listed, and four fsyncs make it durable (the plan file and its folder, the
+//! audit line, the count's file).
 
 use std::path::PathBuf;
 
@@ -18,6 +20,9 @@ use crate::queue::{Loaded, Location, Queue, stem};
 pub struct Ruled {
     pub name: String,
     pub text: String,
+    /// The asking process reads the answer itself (a hook, which deletes its notify file after any answer): no
+    /// notify file is written for it.
+    pub read_here: bool,
 }
 
 /// A prompt a rule answered.
@@ -184,7 +189,11 @@ fn fire(
         plan,
         location: Location::Completed,
     };
-    let notify = queue.write_notify(&staged).map_err(|e| e.to_string())?;
+    let notify = if ruled.read_here {
+        None
+    } else {
+        queue.write_notify(&staged).map_err(|e| e.to_string())?
+    };
     let path = queue
         .add_completed(&ruled.name, &text)
         .map_err(|e| e.to_string())?;
@@ -239,7 +248,8 @@ fn answer_edit(plan: &Plan, answer: &str) -> Option<Edit> {
 }
 
 /// One more use of rule `id` (and the call it allowed, awaiting its result), under the rules' lock: parallel
-/// hooks lose no count. A count that can't be written is logged; the answer stands.
+/// hooks lose no count. The file is fsynced before it is renamed in, not its folder: a power cut may lose the
+/// latest counts, never the rules. A count that can't be written is logged; the answer stands.
 fn count(queue: &Queue, id: &str, awaiting: Option<Awaiting>, now: &str) {
     let counted = Locked::take(queue.root()).and_then(|locked| {
         let mut all = locked.read()?;
@@ -253,7 +263,7 @@ fn count(queue: &Queue, id: &str, awaiting: Option<Awaiting>, now: &str) {
                 rule.awaiting.drain(..over);
             }
         }
-        locked.write(&mut all, now)
+        locked.write_count(&mut all, now)
     });
     if let Err(error) = counted {
         tracing::warn!(rule = id, %error, "can't count a standing rule's answer");

@@ -105,6 +105,7 @@ impl Fixture {
             || Ruled {
                 name: format!("codex-{id}.md"),
                 text: permission_text(&id, command, ""),
+                read_here: false,
             },
             now,
         )
@@ -438,6 +439,7 @@ fn parallel_answers_lose_no_count() {
                     || Ruled {
                         name: format!("codex-{id}.md"),
                         text: permission_text(&id, "npm test", ""),
+                        read_here: false,
                     },
                     LATER,
                 );
@@ -549,6 +551,7 @@ fn three_identical_answers_offer_a_rule_that_answers_the_next_push() {
     let ruled = Ruled {
         name: "builder-d4.md".into(),
         text: text.clone(),
+        read_here: false,
     };
     let looked = answer_pushed(f.queue(), &plan, ruled, &|_| None, LATER);
     let fired = looked.fired.expect("answered by the rule");
@@ -565,6 +568,7 @@ fn three_identical_answers_offer_a_rule_that_answers_the_next_push() {
         let ruled = Ruled {
             name: "builder-d.md".into(),
             text,
+            read_here: false,
         };
         assert!(
             answer_pushed(f.queue(), &plan, ruled, &|_| None, LATER)
@@ -665,4 +669,34 @@ fn a_rule_action_that_changes_rules_writes_exactly_one_line_and_one_that_does_no
         );
     }
     assert!(named.iter().all(|n| *n), "every variant is in the table");
+}
+
+#[test]
+fn a_hook_that_reads_its_answer_itself_gets_no_notify_file_and_a_push_gets_one() {
+    let f = fixture();
+    f.push("p1", &permission_text("p1", "npm test", ""));
+    made(f.answer_and_submit("p1", "always", OWNER));
+    let before = f.queue().notify_dir().read_dir().unwrap().count();
+    let ask = Ask {
+        agent: "codex",
+        project: Some("/home/me/app"),
+        session: Some("s1"),
+        tool: "Bash",
+        command: "npm test",
+    };
+    let looked = answer_permission(
+        f.queue(),
+        &ask,
+        || Ruled {
+            name: "codex-h1.md".into(),
+            text: permission_text("h1", "npm test", ""),
+            read_here: true,
+        },
+        LATER,
+    );
+    let fired = looked.fired.expect("answered");
+    assert_eq!(fired.notify, None);
+    assert_eq!(f.queue().notify_dir().read_dir().unwrap().count(), before);
+    let done = std::fs::read_to_string(&fired.plan.path).unwrap();
+    assert!(done.contains("answered_by: rule:"), "{done}");
 }

@@ -46,7 +46,11 @@ pub fn answered(
             |_| format!("{}-{id}.md", call.origin.agent.name),
             |plan| crate::agent::push::file_name(&plan),
         );
-        Ruled { name, text }
+        Ruled {
+            name,
+            text,
+            read_here: true,
+        }
     };
     let looked = actions_rules::answer_permission(queue, &ask, make, &now);
     let warnings = looked
@@ -61,11 +65,6 @@ pub fn answered(
         "Allowed by standing rule {} via Arbiter (plan {})",
         fired.rule.id, fired.plan.plan.id
     ));
-    // The hook is the agent that reads this plan's answer: its notify file goes.
-    let _ = queue.take_notify(
-        &crate::queue::notify_file::file_name(&fired.plan.plan),
-        None,
-    );
     let reply = Reply {
         stdout: dialect.render(call.event, &verdict),
         stderr: (!warnings.is_empty()).then(|| warnings.join("\n")),
