@@ -109,7 +109,8 @@ fn main() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(10_000);
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
+    let root = dir.path().to_owned();
+    let root = root.as_path();
     let queue = Queue::open(root, true).unwrap();
     // A trail with history before the rules (appended through the real writer).
     for i in 0..lines {
@@ -167,4 +168,8 @@ fn main() {
         ms(v_median),
         ms(v_p99)
     );
+    // ARBITER_BENCH_KEEP=1: the queue stays, for a closer look (`strace`, `perf`) at one hook.
+    if std::env::var_os("ARBITER_BENCH_KEEP").is_some() {
+        eprintln!("queue kept: {}", dir.keep().display());
+    }
 }
