@@ -1,0 +1,173 @@
+//! Codex, Gemini CLI, Qwen Code and Copilot CLI for real (pinned in .ci/agents), offline against the project's
+//! fake model API (tests/support/model.rs), their hooks written by `arbiter hook AGENT install --project`, with
+//! the real daemon on the fake Bot API: a command the owner allows on the phone runs; a command the owner
+//! denies with a reason does not, and the model reads the reason. (What next, when the agent finishes its turn:
+//! coding_agents_next.rs.)
+
+use std::time::Duration;
+
+use crate::support::TempQueue;
+use crate::support::agent_cli::{self, Agent, PROJECT, Project, Run};
+use crate::support::daemon::Running;
+use crate::support::model::{FakeModel, Turn};
+use crate::support::owner::Owner;
+
+/// How long an agent may take for anything (its start is slow on a busy 2-core machine).
+pub const LONG: Duration = Duration::from_secs(120);
+const REASON: &str = "Use the Makefile instead";
+
+/// Waits for the agent to exit; fails with what it printed, what the model received and the owner's chat.
+pub async fn exited(run: &mut Run, model: &FakeModel, d: Option<&Running>) {
+    let status = run.wait(LONG).await;
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "the agent did not exit well ({status:?}); it printed:\n{}\nmodel requests:\n{}\nchat:\n{}",
+        run.log(),
+        model.log(),
+        d.map(Running::transcript).unwrap_or_default()
+    );
+}
+
+/// Submits the plan whose review is showing.
+pub async fn submit(d: &Running) {
+    let review = d
+        .wait_message(|m| m.plain.contains("Tap to edit, or submit"))
+        .await;
+    d.tap(review.message_id, "📤 Submit").await;
+}
+
+/// The agent asks to run `touch allowed.txt`: the plan reaches the phone showing the project and the command, the
+/// owner taps `✅ Allow once`, the command runs and the model reads its output.
+async fn allowed_on_the_phone(agent: Agent) {
+    let Some(cli) = agent_cli::cli(agent) else {
+        return;
+    };
+    let d = Running::start(TempQueue::new()).await;
+    let model = agent
+        .model(vec![
+            agent.shell("call_allow", "touch allowed.txt"),
+            Turn::Text("Created the file.".to_owned()),
+        ])
+        .await;
+    let project = Project::new(&cli, &model);
+    let said = project.install(d.queue.root(), &["--no-stop"]);
+    if agent == Agent::Codex {
+        assert!(
+            said.contains("/hooks"),
+            "install must say Codex trusts hooks in /hooks: {said}"
+        );
+    }
+    let mut run = project.start(&cli, "Create the file");
+    let shown = d.open_announced("touch allowed.txt").await;
+    assert!(shown.plain.contains(PROJECT), "{}", shown.plain);
+    let id = shown.message_id;
+    d.tap(id, "▶️ Continue").await;
+    let decision = d
+        .wait_message(|m| m.message_id == id && m.plain.contains("1/1 ·"))
+        .await;
+    assert!(
+        decision.plain.contains("touch allowed.txt"),
+        "{}",
+        decision.plain
+    );
+    d.tap(id, "✅ Allow once").await;
+    submit(&d).await;
+    exited(&mut run, &model, Some(&d)).await;
+    assert!(
+        project.dir().join("allowed.txt").exists(),
+        "the allowed command did not run; the agent printed:\n{}",
+        run.log()
+    );
+    assert!(
+        model.tool_output("call_allow").is_some(),
+        "the model never read the command's output:\n{}",
+        model.log()
+    );
+}
+
+/// The agent asks to run `touch denied.txt`; the owner denies it with a note: the command does not run, and the
+/// tool result the model reads carries the note.
+async fn denied_with_a_reason(agent: Agent) {
+    let Some(cli) = agent_cli::cli(agent) else {
+        return;
+    };
+    let q = TempQueue::new();
+    let model = agent
+        .model(vec![
+            agent.shell("call_deny", "touch denied.txt"),
+            Turn::Text("The command was denied.".to_owned()),
+        ])
+        .await;
+    let project = Project::new(&cli, &model);
+    project.install(q.root(), &["--no-stop"]);
+    let mut run = project.start(&cli, "Create the file");
+    let owner = Owner::new(q.root());
+    let plan = owner
+        .wait_for_plan(LONG)
+        .unwrap_or_else(|| panic!("no permission plan; the agent printed:\n{}", run.log()));
+    owner.note(&plan.plan.id, "permission", REASON);
+    owner.answer(&plan.plan.id, "permission", "deny");
+    owner.submit(&plan.plan.id);
+    exited(&mut run, &model, None).await;
+    assert!(!project.dir().join("denied.txt").exists(), "{}", run.log());
+    let output = model
+        .tool_output("call_deny")
+        .unwrap_or_else(|| panic!("no tool result reached the model:\n{}", model.log()));
+    assert!(output.contains(REASON), "{output}");
+}
+
+mod codex {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_command_allowed_on_the_phone_runs() {
+        allowed_on_the_phone(Agent::Codex).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_command_denied_with_a_reason_does_not_run_and_the_model_reads_why() {
+        denied_with_a_reason(Agent::Codex).await;
+    }
+}
+
+mod gemini {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_command_allowed_on_the_phone_runs() {
+        allowed_on_the_phone(Agent::Gemini).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_command_denied_with_a_reason_does_not_run_and_the_model_reads_why() {
+        denied_with_a_reason(Agent::Gemini).await;
+    }
+}
+
+mod qwen {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_command_allowed_on_the_phone_runs() {
+        allowed_on_the_phone(Agent::Qwen).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_command_denied_with_a_reason_does_not_run_and_the_model_reads_why() {
+        denied_with_a_reason(Agent::Qwen).await;
+    }
+}
+
+mod copilot {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_command_allowed_on_the_phone_runs() {
+        allowed_on_the_phone(Agent::Copilot).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_command_denied_with_a_reason_does_not_run_and_the_model_reads_why() {
+        denied_with_a_reason(Agent::Copilot).await;
+    }
+}
