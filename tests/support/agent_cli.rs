@@ -187,11 +187,14 @@ impl Project {
                 &json!({"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
                     "privacy": {"usageStatisticsEnabled": false}}),
             ),
-            // Its shell and file tools hide behind a tool-search tool unless the threshold is raised.
+            // Its shell and file tools hide behind a tool-search tool unless the threshold is raised; its background
+            // memory agents would ask the model too (with the shell tool).
             Agent::Qwen => write_json(
                 &home.join(".qwen/settings.json"),
                 &json!({"security": {"auth": {"selectedType": "openai"}},
                     "tools": {"toolSearch": {"threshold": 1000}},
+                    "memory": {"enableManagedAutoMemory": false, "enableManagedAutoDream": false,
+                        "enableAutoSkill": false},
                     "privacy": {"usageStatisticsEnabled": false}}),
             ),
             Agent::Copilot => {}
