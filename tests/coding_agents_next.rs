@@ -1,5 +1,5 @@
-//! What next, from the phone, with Codex, Gemini CLI, Qwen Code and Copilot CLI for real (as coding_agents.rs
-//! runs them): the agent finishes its turn, its card `🏁 … finished · shop` reaches the owner's chat, the owner
+//! What next, from the phone, with Codex, Gemini CLI, Qwen Code, Copilot CLI and Claude Code (`claude -p`) for
+//! real, as coding_agents.rs runs them: the agent finishes its turn, its card `🏁 … finished · shop` reaches the owner's chat, the owner
 //! types the next instruction and the model reads it as the user's next message; the next card replies to the
 //! first and `🏁 Done` lets the agent exit. Nobody answering lets it exit at `--stop-timeout`, and the card says
 //! it stopped waiting.
@@ -183,5 +183,19 @@ mod copilot {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn finished_stops_when_nobody_answers() {
         stops_when_nobody_answers(Agent::Copilot).await;
+    }
+}
+
+mod claude_code {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn finished_goes_on_with_the_typed_instruction_then_stops_on_done() {
+        goes_on_then_stops_on_done(Agent::ClaudeCode).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn finished_stops_when_nobody_answers() {
+        stops_when_nobody_answers(Agent::ClaudeCode).await;
     }
 }

@@ -1,10 +1,11 @@
-//! The coding agents' real CLIs (npm, pinned in .ci/agents/package.json): Codex, Gemini CLI, Qwen Code and
-//! Copilot CLI, each run offline in a non-interactive mode whose hooks fire, against the fake model API
+//! The coding agents' real CLIs (npm, pinned in .ci/agents/package.json, and Claude Code in .ci/claude): Codex,
+//! Gemini CLI, Qwen Code, Copilot CLI and Claude Code, each run offline in a non-interactive mode whose hooks fire
+//! (Claude Code's `-p`: its interactive runs are `claude.rs`'s), against the fake model API
 //! (`model.rs`), in a project folder (a git repository named `shop`) whose hooks `arbiter hook AGENT install
 //! --project` wrote, with a HOME of its own holding the agent's model settings.
 //!
 //! Without the CLIs (or a Node >= 22 for Qwen Code) the tests are skipped with a message, unless
-//! `ARBITER_REQUIRE_AGENTS=1` (CI sets it) makes that a failure.
+//! `ARBITER_REQUIRE_AGENTS=1` (`ARBITER_REQUIRE_CLAUDE=1` for Claude Code; CI sets both) makes that a failure.
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -20,17 +21,18 @@ use super::model::{FakeModel, Turn, Wire};
 /// The project folder's name, as the cards show it.
 pub const PROJECT: &str = "shop";
 
-/// A coding agent Arbiter hooks, besides Claude Code.
+/// A coding agent Arbiter hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Agent {
     Codex,
     Gemini,
     Qwen,
     Copilot,
+    ClaudeCode,
 }
 
 impl Agent {
-    /// `arbiter hook NAME`, and the npm package's binary.
+    /// `arbiter hook NAME`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -38,6 +40,21 @@ impl Agent {
             Agent::Gemini => "gemini",
             Agent::Qwen => "qwen",
             Agent::Copilot => "copilot",
+            Agent::ClaudeCode => "claude-code",
+        }
+    }
+
+    /// Where .ci/run installs the CLI, and the variable that makes a missing one a failure.
+    fn installed_at(self, root: &Path) -> (PathBuf, &'static str) {
+        match self {
+            Agent::ClaudeCode => (
+                root.join(".ci/claude/node_modules/.bin/claude"),
+                "ARBITER_REQUIRE_CLAUDE",
+            ),
+            Agent::Codex | Agent::Gemini | Agent::Qwen | Agent::Copilot => (
+                root.join(".ci/agents/node_modules/.bin").join(self.name()),
+                "ARBITER_REQUIRE_AGENTS",
+            ),
         }
     }
 
@@ -47,6 +64,7 @@ impl Agent {
             Agent::Codex => Wire::Responses,
             Agent::Gemini => Wire::Gemini,
             Agent::Qwen | Agent::Copilot => Wire::Chat,
+            Agent::ClaudeCode => Wire::Anthropic,
         }
     }
 
@@ -57,6 +75,7 @@ impl Agent {
             Agent::Codex => "exec_command",
             Agent::Gemini | Agent::Qwen => "run_shell_command",
             Agent::Copilot => "bash",
+            Agent::ClaudeCode => "Bash",
         }
     }
 
@@ -67,7 +86,7 @@ impl Agent {
         let args = match self {
             Agent::Codex => json!({"cmd": command, "sandbox_permissions": "require_escalated",
                 "justification": "A test command"}),
-            Agent::Gemini | Agent::Qwen | Agent::Copilot => {
+            Agent::Gemini | Agent::Qwen | Agent::Copilot | Agent::ClaudeCode => {
                 json!({"command": command, "description": "A test command"})
             }
         };
@@ -95,7 +114,7 @@ pub struct Cli {
 #[must_use]
 pub fn cli(agent: Agent) -> Option<Cli> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let bin = root.join(".ci/agents/node_modules/.bin").join(agent.name());
+    let (bin, require) = agent.installed_at(root);
     let node = node22(root);
     let missing = if !bin.exists() {
         Some(format!("no {}", bin.display()))
@@ -106,8 +125,8 @@ pub fn cli(agent: Agent) -> Option<Cli> {
     };
     if let Some(missing) = missing {
         assert!(
-            std::env::var_os("ARBITER_REQUIRE_AGENTS").is_none(),
-            "ARBITER_REQUIRE_AGENTS is set but there is {missing} (.ci/run installs them)"
+            std::env::var_os(require).is_none(),
+            "{require} is set but there is {missing} (.ci/run installs them)"
         );
         eprintln!("skipped: {missing} (.ci/run installs them)");
         return None;
@@ -197,7 +216,7 @@ impl Project {
                         "enableAutoSkill": false},
                     "privacy": {"usageStatisticsEnabled": false}}),
             ),
-            Agent::Copilot => {}
+            Agent::Copilot | Agent::ClaudeCode => {}
         }
         project
     }
@@ -291,6 +310,14 @@ impl Project {
                     .env("COPILOT_PROVIDER_WIRE_API", "completions")
                     .env("COPILOT_PROVIDER_API_KEY", "sk-test")
                     .env("COPILOT_MODEL", "fake-model");
+            }
+            Agent::ClaudeCode => {
+                cmd.args(["--permission-mode", "default", "-p"])
+                    .arg(prompt)
+                    .env("ANTHROPIC_BASE_URL", url)
+                    .env("ANTHROPIC_API_KEY", "sk-ant-api03-arbiter-test-key")
+                    .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+                    .env("DISABLE_AUTOUPDATER", "1");
             }
         }
         let mut child = cmd.spawn().expect("spawn the agent's CLI");

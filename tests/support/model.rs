@@ -1,5 +1,6 @@
 //! A fake model API on 127.0.0.1 for the coding agents' real CLIs, in the wire each one speaks: OpenAI Responses
-//! (Codex), Chat Completions (Qwen Code, Copilot CLI) and Gemini's `streamGenerateContent` (Gemini CLI). Every
+//! (Codex), Chat Completions (Qwen Code, Copilot CLI), Gemini's `streamGenerateContent` (Gemini CLI) and Anthropic
+//! Messages (Claude Code in `-p` mode; its interactive tests use `anthropic.rs`, which also scripts plan mode). Every
 //! request body is recorded; each request of the agent's main loop (one that offers the agent's shell tool) is
 //! answered with the next scripted turn, streamed as that wire streams it (`model/wire.rs`); any other request
 //! (a title, a summary, an automatic reviewer) gets a short text.
@@ -26,6 +27,8 @@ pub enum Wire {
     Chat,
     /// Gemini (`POST /v1beta/models/M:streamGenerateContent?alt=sse`, and `:generateContent`).
     Gemini,
+    /// Anthropic Messages (`POST /v1/messages`).
+    Anthropic,
 }
 
 /// One scripted model turn.
@@ -163,8 +166,8 @@ async fn handle(State(app): State<App>, method: Method, uri: Uri, body: Bytes) -
     if method == Method::GET {
         return axum::Json(json!({"object": "list", "data": [], "models": []})).into_response();
     }
-    if path.ends_with(":countTokens") {
-        return axum::Json(json!({"totalTokens": 10})).into_response();
+    if path.ends_with(":countTokens") || path.ends_with("/count_tokens") {
+        return axum::Json(json!({"totalTokens": 10, "input_tokens": 10})).into_response();
     }
     let is_main = wire::tool_names(&body).contains(&app.main_tool.as_str());
     let turn = {
@@ -187,7 +190,7 @@ async fn handle(State(app): State<App>, method: Method, uri: Uri, body: Bytes) -
     let n = app.shared.lock().map_or(0, |s| s.all.len());
     let streamed = match app.wire {
         Wire::Gemini => path.contains(":streamGenerateContent"),
-        Wire::Responses | Wire::Chat => body["stream"] != false,
+        Wire::Responses | Wire::Chat | Wire::Anthropic => body["stream"] == true,
     };
     if streamed {
         (

@@ -57,6 +57,7 @@ pub fn events(wire: Wire, turn: &Turn, n: usize) -> String {
             )
         }
         Wire::Gemini => format!("data: {}\n\n", gemini_response(turn)),
+        Wire::Anthropic => anthropic_events(turn, n),
     }
 }
 
@@ -74,7 +75,52 @@ pub fn whole(wire: Wire, turn: &Turn, n: usize) -> Value {
                 "usage": usage()})
         }
         Wire::Gemini => gemini_response(turn),
+        Wire::Anthropic => {
+            let (content, stop) = match turn {
+                Turn::Tool { id, name, args } => (
+                    json!([{"type": "tool_use", "id": id, "name": name, "input": args}]),
+                    "tool_use",
+                ),
+                Turn::Text(text) => (json!([{"type": "text", "text": text}]), "end_turn"),
+            };
+            json!({"id": format!("msg_{n}"), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": content, "stop_reason": stop, "stop_sequence": null, "usage": anthropic_usage()})
+        }
     }
+}
+
+fn anthropic_usage() -> Value {
+    json!({"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0})
+}
+
+/// An Anthropic message as events: its start, one content block (a tool call's input as one JSON delta), its end.
+fn anthropic_events(turn: &Turn, n: usize) -> String {
+    let (block, delta, stop) = match turn {
+        Turn::Tool { id, name, args } => (
+            json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
+            json!({"type": "input_json_delta", "partial_json": args.to_string()}),
+            "tool_use",
+        ),
+        Turn::Text(text) => (
+            json!({"type": "text", "text": ""}),
+            json!({"type": "text_delta", "text": text}),
+            "end_turn",
+        ),
+    };
+    [
+        json!({"type": "message_start", "message": {"id": format!("msg_{n}"), "type": "message",
+            "role": "assistant", "model": "claude-sonnet-4-5", "content": [], "stop_reason": null,
+            "stop_sequence": null, "usage": anthropic_usage()}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": block}),
+        json!({"type": "content_block_delta", "index": 0, "delta": delta}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
+            "usage": {"output_tokens": 5}}),
+        json!({"type": "message_stop"}),
+    ]
+    .iter()
+    .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap_or("")))
+    .collect()
 }
 
 fn usage() -> Value {
@@ -129,6 +175,10 @@ pub fn tool_output(wire: Wire, body: &Value, id: &str, name: &str) -> Option<Str
         Wire::Chat => items(&body["messages"])
             .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
             .map(|m| text_of(&m["content"])),
+        Wire::Anthropic => items(&body["messages"])
+            .flat_map(|m| items(&m["content"]))
+            .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == id)
+            .map(|b| text_of(&b["content"])),
         // Gemini CLI gives the call an id of its own: the first answer of that tool.
         Wire::Gemini => items(&body["contents"])
             .flat_map(|c| items(&c["parts"]))
@@ -143,7 +193,8 @@ pub fn tool_output(wire: Wire, body: &Value, id: &str, name: &str) -> Option<Str
     }
 }
 
-/// The last message of `body`: `user`, `assistant` (Gemini's `model`) or `tool`, and its text.
+/// The last message of `body` (a system reminder after it aside): `user`, `assistant` (Gemini's `model`) or
+/// `tool`, and its text.
 pub fn last_message(wire: Wire, body: &Value) -> Option<(String, String)> {
     match wire {
         Wire::Responses => {
@@ -157,8 +208,10 @@ pub fn last_message(wire: Wire, body: &Value) -> Option<(String, String)> {
                 )),
             }
         }
-        Wire::Chat => {
-            let m = items(&body["messages"]).last()?;
+        Wire::Chat | Wire::Anthropic => {
+            let m = items(&body["messages"])
+                .filter(|m| m["role"] != "system")
+                .last()?;
             Some((
                 m["role"].as_str().unwrap_or_default().to_owned(),
                 text_of(&m["content"]),
