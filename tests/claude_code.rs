@@ -80,7 +80,7 @@ async fn a_bash_command_allowed_on_the_phone_runs() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bash_command_denied_with_a_reason_does_not_run_and_the_model_reads_why() {
     let Some(bin) = claude::binary() else { return };
-    let q = TempQueue::new();
+    let q = TempQueue::served();
     let api = FakeAnthropic::start(vec![bash("toolu_deny", "touch denied.txt")]).await;
     let project = Project::new(q.root(), &["PermissionRequest"]);
     let session = started(&bin, &project, &api).await;
@@ -104,7 +104,7 @@ async fn a_bash_command_denied_with_a_reason_does_not_run_and_the_model_reads_wh
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn always_allow_in_this_project_is_kept_by_claude_code_for_the_next_process() {
     let Some(bin) = claude::binary() else { return };
-    let q = TempQueue::new();
+    let q = TempQueue::served();
     let api = FakeAnthropic::start(vec![bash("toolu_first", "touch always.txt")]).await;
     let project = Project::new(q.root(), &["PermissionRequest"]);
     let session = started(&bin, &project, &api).await;
@@ -173,7 +173,7 @@ async fn always_allow_in_this_project_is_kept_by_claude_code_for_the_next_proces
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bash_command_edited_on_the_phone_runs_as_edited() {
     let Some(bin) = claude::binary() else { return };
-    let q = TempQueue::new();
+    let q = TempQueue::served();
     let api = FakeAnthropic::start(vec![bash("toolu_edit", "touch asked.txt")]).await;
     let project = Project::new(q.root(), &["PermissionRequest"]);
     let session = started(&bin, &project, &api).await;
@@ -198,7 +198,7 @@ async fn a_bash_command_edited_on_the_phone_runs_as_edited() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ask_user_question_is_answered_from_the_phone() {
     let Some(bin) = claude::binary() else { return };
-    let q = TempQueue::new();
+    let q = TempQueue::served();
     let questions = json!({"questions": [
         {"question": "Which database should the service use?", "header": "Database", "multiSelect": false,
          "options": [{"label": "Postgres", "description": "Relational"}, {"label": "SQLite", "description": "One file"}]},
@@ -315,7 +315,7 @@ async fn an_mcp_servers_form_is_filled_in_from_the_phone() {
     if !crate::mcp_python::sdk() {
         return;
     }
-    let q = TempQueue::new();
+    let q = TempQueue::served();
     let api = FakeAnthropic::start(vec![Turn::tool(
         "toolu_book",
         "mcp__restaurant__book_table",

@@ -18,6 +18,7 @@ const WAIT: Duration = Duration::from_secs(20);
 
 /// Runs the hook on `payload`; when the question is pending, `owner` answers it; returns the hook's output.
 fn ask(q: &TempQueue, payload: &str, owner: impl FnOnce(&Owner, &str)) -> Output {
+    assert!(q.is_served(), "a hook asks only where a daemon runs");
     let child = Arbiter::new(q)
         .args(&["hook", "claude-code", "--timeout", "60s"])
         .stdin(payload)
@@ -51,7 +52,7 @@ fn decision(out: &Output) -> (Option<i32>, &str, &str) {
 
 #[test]
 fn bash_allowed_on_telegram_is_allowed_in_claude_code() {
-    let q = TempQueue::new();
+    let q = TempQueue::served();
     let out = ask(&q, BASH, |owner, id| {
         let text = q.read("pending", &q.files("pending")[0]);
         assert!(
@@ -81,7 +82,7 @@ fn bash_allowed_on_telegram_is_allowed_in_claude_code() {
 
 #[test]
 fn an_edit_denied_is_denied_with_who_said_so() {
-    let q = TempQueue::new();
+    let q = TempQueue::served();
     let out = ask(&q, EDIT, answer("deny"));
     assert_eq!(
         decision(&out),
@@ -95,7 +96,7 @@ fn an_edit_denied_is_denied_with_who_said_so() {
 
 #[test]
 fn a_typed_answer_to_an_mcp_tool_denies_and_tells_claude_what_to_do() {
-    let q = TempQueue::new();
+    let q = TempQueue::served();
     let out = ask(&q, MCP, |owner, id| {
         owner.custom(id, "permission", "File it in acme/backend instead");
         owner.submit(id);
@@ -112,7 +113,7 @@ fn a_typed_answer_to_an_mcp_tool_denies_and_tells_claude_what_to_do() {
 
 #[test]
 fn allow_for_this_session_hands_claude_codes_suggestion_back_for_the_session() {
-    let q = TempQueue::new();
+    let q = TempQueue::served();
     let out = ask(&q, PR_BASH, answer("allow-session"));
     assert_eq!(
         decision(&out),
@@ -126,7 +127,7 @@ fn allow_for_this_session_hands_claude_codes_suggestion_back_for_the_session() {
 
 /// Runs the hook with `args` on `payload` and nobody answering.
 fn unanswered(payload: &str, args: &[&str]) -> (TempQueue, Output) {
-    let q = TempQueue::new();
+    let q = TempQueue::served();
     let mut all = vec!["hook", "claude-code", "--timeout", "1s"];
     all.extend_from_slice(args);
     let out = Arbiter::new(&q).args(&all).stdin(payload).run();

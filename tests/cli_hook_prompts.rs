@@ -207,7 +207,7 @@ fn install_merges_into_the_users_settings_once_and_dry_run_writes_nothing() {
     assert_eq!(done.code, Some(0), "{done:?}");
     assert!(
         done.stdout
-            .contains("PermissionRequest (added), Elicitation (added)"),
+            .contains("PermissionRequest (added), Elicitation (added), Stop (added)"),
         "{done:?}"
     );
     let text = std::fs::read_to_string(&settings).unwrap();

@@ -12,6 +12,7 @@ mod cli_await;
 mod cli_config;
 mod cli_history;
 mod cli_hook;
+mod cli_hook_agents;
 mod cli_hook_prompts;
 mod cli_init;
 mod cli_kinds;

@@ -297,7 +297,7 @@ pub fn elicitation_result(plan: &Plan) -> Option<serde_json::Value> {
 }
 
 /// A JSON answer as one text: a string as it is, a list's strings joined by `, `, anything else as JSON.
-fn text_of(v: &serde_json::Value) -> String {
+pub(crate) fn text_of(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::String(s) => s.clone(),
         serde_json::Value::Array(items) => items.iter().map(text_of).collect::<Vec<_>>().join(", "),

@@ -76,6 +76,11 @@ pub struct PlanSpec {
     #[serde(skip)]
     #[schemars(skip)]
     pub elicitation: bool,
+    /// The plan this one follows up (a hook's finished card: the session's previous card), written as
+    /// `reply_to`: the bot sends its announcement as a reply to that plan's. Not part of the JSON spec.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub reply_to: Option<String>,
 }
 
 /// Someone a plan names: a Telegram user id, or a name.

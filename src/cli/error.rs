@@ -22,8 +22,8 @@ pub mod exit {
     /// `arbiter await`: the owner sent the plan back with feedback (`status: changes_requested`); revise it with
     /// `arbiter push --revise`.
     pub const CHANGES_REQUESTED: u8 = 4;
-    /// `arbiter hook claude-code` could not ask and answered `ask`: Claude Code reads the answer only on exit 0
-    /// (and an exit 2 would block the tool call on `PreToolUse`).
+    /// `arbiter hook AGENT` could not ask and answered the agent's "no decision": agents read the answer only on
+    /// exit 0 (and several read exit 2 as "block", or on a finished turn as "go on with stderr", which loops).
     pub const HOOK_FELL_BACK: u8 = 0;
 }
 
@@ -58,7 +58,7 @@ pub enum CliError {
     /// `audit verify` (or `export`) found the chain broken.
     #[error(transparent)]
     Audit(#[from] crate::queue::audit::Broken),
-    /// `hook claude-code` could not do its work and answers `ask`.
+    /// `hook AGENT` could not do its work and answers the agent's "no decision".
     #[error(transparent)]
     Hook(#[from] HookFallback),
 }

@@ -165,7 +165,8 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() && hook::is_hook_call(std::env::args_os()) => {
-            return CliError::from(hook::bad_arguments(&e)).report();
+            let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+            return CliError::from(hook::bad_arguments(&e, &args)).report();
         }
         Err(e) => e.exit(),
     };

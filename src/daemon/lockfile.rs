@@ -26,7 +26,7 @@ pub enum LockError {
 
 /// Takes the single-instance lock of the queue at `queue_root`.
 pub fn acquire(queue_root: &Path) -> Result<InstanceLock, LockError> {
-    let path = queue_root.join(".arbiter.lock");
+    let path = crate::queue::instance::lock_file(queue_root);
     let io = |source| LockError::Io {
         path: path.clone(),
         source,

@@ -3,6 +3,7 @@
 pub mod atomic;
 pub mod audit;
 pub mod history;
+pub mod instance;
 pub mod notify_file;
 mod store;
 pub mod watcher;

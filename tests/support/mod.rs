@@ -20,6 +20,8 @@ pub const RICH_CONTEXT: &str = include_str!("../fixtures/rich-context.md");
 /// A temp queue folder with pending/, completed/ and notify/.
 pub struct TempQueue {
     pub dir: tempfile::TempDir,
+    /// The daemon's instance lock, held by the test itself ([`TempQueue::served`]).
+    served: Option<std::fs::File>,
 }
 
 impl TempQueue {
@@ -29,7 +31,25 @@ impl TempQueue {
         for sub in ["pending", "completed", "notify"] {
             std::fs::create_dir_all(dir.path().join(sub)).expect("queue dirs");
         }
-        TempQueue { dir }
+        TempQueue { dir, served: None }
+    }
+
+    /// A queue that looks served: the test holds the daemon's instance lock (`.arbiter.lock`), as `arbiter run`
+    /// would, so that agents' hooks ask instead of falling back at once. The test answers as the owner (`Owner`);
+    /// no real daemon can start on it.
+    #[must_use]
+    pub fn served() -> TempQueue {
+        let mut q = TempQueue::new();
+        let lock = std::fs::File::create(q.root().join(".arbiter.lock")).expect("lock file");
+        lock.lock().expect("take the instance lock");
+        q.served = Some(lock);
+        q
+    }
+
+    /// Whether the test holds the daemon's instance lock ([`TempQueue::served`]).
+    #[must_use]
+    pub fn is_served(&self) -> bool {
+        self.served.is_some()
     }
 
     #[must_use]

@@ -1,14 +1,76 @@
-//! `arbiter hook claude-code install`: the hook written into a Claude Code settings file, merged with what is
+//! `arbiter hook AGENT install`: the hooks written into the agent's hook configuration, merged with what is
 //! there. Every key and hook of the user's stays where it was; Arbiter's own entries (a command hook whose
-//! command runs `hook claude-code`) are updated in place, or added once, so installing twice changes nothing.
+//! command runs `hook AGENT`) are updated in place, or added once, so installing twice changes nothing.
+//!
+//! Two layouts: Claude Code's, which Codex, Gemini and Qwen share (`hooks.<Event>` is a list of matcher groups,
+//! each with `hooks: [{"type": "command", "command": …, "timeout": …}]`), and Copilot's flat one
+//! (`{"version": 1, "hooks": {"<event>": [{"type": "command", "bash": …, "timeoutSec": …}]}}`).
 
 use serde_json::{Map, Value, json};
 
-/// The events the hook answers: `PermissionRequest` fires exactly when Claude Code would show a dialog (tool
-/// permissions, `AskUserQuestion`, `ExitPlanMode`); `Elicitation` when an MCP server asks for a form.
-pub const EVENTS: [&str; 2] = ["PermissionRequest", "Elicitation"];
-/// What marks a command hook as Arbiter's.
-const MARK: &str = " hook claude-code";
+/// Where an agent keeps its hooks and which events Arbiter answers there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Install {
+    /// The user-wide file: `None` when the agent has none (Copilot: hooks live in the project).
+    pub user_file: Option<UserFile>,
+    /// The project's file, relative to the project folder.
+    pub project_file: &'static str,
+    pub layout: Layout,
+    pub hooks: &'static [Hook],
+    /// A `true` flag the settings need for hooks to run at all (Gemini's `hooksConfig.enabled`).
+    pub enable: Option<(&'static str, &'static str)>,
+    /// The hook command names its event (`--event NAME`): for an input that names none, or can't be read.
+    pub pass_event: bool,
+    /// What the user must know once it is written.
+    pub notes: &'static [&'static str],
+}
+
+/// The user-wide hook file: `file` in the folder an environment variable names, else in `default` under HOME.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UserFile {
+    pub env: Option<&'static str>,
+    /// Relative to HOME.
+    pub default: &'static str,
+    pub file: &'static str,
+}
+
+/// How hooks are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Claude Code's matcher groups; hook timeouts under `timeout`, in `unit`.
+    Groups { unit: Unit },
+    /// Copilot's flat list per event: the command under `bash`, the timeout under `timeoutSec`.
+    Flat,
+}
+
+/// The unit of a hook timeout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    Seconds,
+    Milliseconds,
+}
+
+/// One event Arbiter answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hook {
+    pub event: &'static str,
+    /// The tools it is asked for (the agent's matcher); `None`: all.
+    pub matcher: Option<&'static str>,
+    /// The agent's turn ended (its timeout is `--stop-timeout`'s; left out with `--no-stop`).
+    pub finished: bool,
+}
+
+/// One hook entry to write (or to take out).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub event: &'static str,
+    pub matcher: Option<&'static str>,
+    pub command: String,
+    /// In the layout's unit.
+    pub timeout: u64,
+    /// Take Arbiter's entry out instead (a finished hook with `--no-stop`).
+    pub remove: bool,
+}
 
 /// What installing did to one event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,14 +78,15 @@ pub enum Change {
     Added,
     Updated,
     Unchanged,
+    Removed,
 }
 
-/// The merged settings file and what changed in it.
+/// The merged file and what changed in it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Merged {
-    /// The whole settings file, pretty JSON with a final line break.
+    /// The whole file, pretty JSON with a final line break.
     pub text: String,
-    /// Each event of [`EVENTS`] and what happened to it.
+    /// Each entry's event and what happened to it (an entry to remove that wasn't there is not listed).
     pub changes: Vec<(&'static str, Change)>,
 }
 
@@ -42,12 +105,13 @@ pub enum InstallError {
     Shape(String),
 }
 
-/// `existing` (the settings file's text, `None` when there is none) with the hook `command` for every event of
-/// [`EVENTS`], run with a `timeout` of `timeout_secs` seconds.
+/// `existing` (the file's text, `None` when there is none) with `entries`, in `install`'s layout; `mark` (` hook
+/// codex`) is what Arbiter's own commands contain.
 pub fn merge(
     existing: Option<&str>,
-    command: &str,
-    timeout_secs: u64,
+    install: &Install,
+    mark: &str,
+    entries: &[Entry],
 ) -> Result<Merged, InstallError> {
     let mut settings = match existing.filter(|t| !t.trim().is_empty()) {
         None => Map::new(),
@@ -72,6 +136,20 @@ pub fn merge(
             }
         },
     };
+    if install.layout == Layout::Flat {
+        settings.entry("version").or_insert_with(|| json!(1));
+    }
+    if let Some((section, key)) = install.enable {
+        let section_value = settings
+            .entry(section)
+            .or_insert_with(|| Value::Object(Map::new()));
+        let Value::Object(fields) = section_value else {
+            return Err(InstallError::Shape(format!(
+                "`{section}` is not a JSON object"
+            )));
+        };
+        fields.insert(key.to_owned(), Value::Bool(true));
+    }
     let hooks = settings
         .entry("hooks")
         .or_insert_with(|| Value::Object(Map::new()));
@@ -80,18 +158,27 @@ pub fn merge(
             "`hooks` is not a JSON object".to_owned(),
         ));
     };
-    let ours = json!({"type": "command", "command": command, "timeout": timeout_secs});
     let mut changes = Vec::new();
-    for event in EVENTS {
-        let groups = hooks
+    for entry in entries {
+        let event = entry.event;
+        if entry.remove && !hooks.contains_key(event) {
+            continue;
+        }
+        let list = hooks
             .entry(event)
             .or_insert_with(|| Value::Array(Vec::new()));
-        let Value::Array(groups) = groups else {
+        let Value::Array(list) = list else {
             return Err(InstallError::Shape(format!(
                 "`hooks.{event}` is not a list"
             )));
         };
-        changes.push((event, install_into(groups, &ours, event)?));
+        let change = match install.layout {
+            Layout::Groups { .. } => into_groups(list, entry, mark)?,
+            Layout::Flat => into_flat(list, entry, mark)?,
+        };
+        if let Some(change) = change {
+            changes.push((event, change));
+        }
     }
     let mut text = serde_json::to_string_pretty(&Value::Object(settings))
         .map_err(|e| InstallError::Shape(format!("cannot write JSON: {e}")))?;
@@ -99,47 +186,114 @@ pub fn merge(
     Ok(Merged { text, changes })
 }
 
-/// Updates Arbiter's hook entries among one event's matcher groups, or adds a group `*` with it.
-fn install_into(
+/// Whether a hook entry is Arbiter's: a command hook whose command (under `key`) contains `mark`.
+fn is_ours(entry: &Value, key: &str, mark: &str) -> bool {
+    entry.get("type").and_then(Value::as_str) == Some("command")
+        && entry
+            .get(key)
+            .and_then(Value::as_str)
+            .is_some_and(|c| c.contains(mark))
+}
+
+/// Updates (or takes out) Arbiter's hook entries among one event's matcher groups, or adds a group with it.
+fn into_groups(
     groups: &mut Vec<Value>,
-    ours: &Value,
-    event: &str,
-) -> Result<Change, InstallError> {
-    let mut found = Change::Added;
+    entry: &Entry,
+    mark: &str,
+) -> Result<Option<Change>, InstallError> {
+    let ours = json!({"type": "command", "command": entry.command, "timeout": entry.timeout});
+    let mut found: Option<Change> = None;
     for group in groups.iter_mut() {
-        let Some(entries) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
+        let Some(hooks) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
             continue;
         };
-        for entry in entries.iter_mut() {
-            let is_ours = entry.get("type").and_then(Value::as_str) == Some("command")
-                && entry
-                    .get("command")
-                    .and_then(Value::as_str)
-                    .is_some_and(|c| c.contains(MARK));
-            if !is_ours {
-                continue;
+        if entry.remove {
+            let before = hooks.len();
+            hooks.retain(|h| !is_ours(h, "command", mark));
+            if hooks.len() != before {
+                found = Some(Change::Removed);
             }
-            let Value::Object(fields) = entry else {
-                return Err(InstallError::Shape(format!(
-                    "a hook of `hooks.{event}` is not a JSON object"
-                )));
-            };
-            let before = fields.clone();
-            for key in ["command", "timeout"] {
-                fields.insert(key.to_owned(), ours[key].clone());
-            }
-            if found == Change::Added {
-                found = Change::Unchanged;
-            }
-            if *fields != before {
-                found = Change::Updated;
-            }
+            continue;
+        }
+        for hook in hooks.iter_mut().filter(|h| is_ours(h, "command", mark)) {
+            found = Some(update(
+                hook,
+                &ours,
+                &["command", "timeout"],
+                entry.event,
+                found,
+            )?);
         }
     }
-    if found == Change::Added {
-        groups.push(json!({"matcher": "*", "hooks": [ours]}));
+    if entry.remove {
+        // A group Arbiter's removal left empty goes too.
+        groups.retain(|g| {
+            g.get("hooks")
+                .and_then(Value::as_array)
+                .is_none_or(|h| !h.is_empty())
+        });
+        return Ok(found);
     }
-    Ok(found)
+    if found.is_none() {
+        groups.push(match entry.matcher {
+            Some(matcher) => json!({"matcher": matcher, "hooks": [ours]}),
+            None => json!({"hooks": [ours]}),
+        });
+    }
+    Ok(Some(found.unwrap_or(Change::Added)))
+}
+
+/// Updates (or takes out) Arbiter's entries in one event's flat list, or adds one.
+fn into_flat(
+    list: &mut Vec<Value>,
+    entry: &Entry,
+    mark: &str,
+) -> Result<Option<Change>, InstallError> {
+    if entry.remove {
+        let before = list.len();
+        list.retain(|h| !is_ours(h, "bash", mark));
+        return Ok((list.len() != before).then_some(Change::Removed));
+    }
+    let ours = json!({"type": "command", "bash": entry.command, "timeoutSec": entry.timeout});
+    let mut found = None;
+    for hook in list.iter_mut().filter(|h| is_ours(h, "bash", mark)) {
+        found = Some(update(
+            hook,
+            &ours,
+            &["bash", "timeoutSec"],
+            entry.event,
+            found,
+        )?);
+    }
+    if found.is_none() {
+        list.push(ours);
+    }
+    Ok(Some(found.unwrap_or(Change::Added)))
+}
+
+/// Writes `keys` of `ours` into Arbiter's existing `hook`: `Updated` when that changed it (or an earlier one
+/// of the event), else `Unchanged`.
+fn update(
+    hook: &mut Value,
+    ours: &Value,
+    keys: &[&str],
+    event: &str,
+    so_far: Option<Change>,
+) -> Result<Change, InstallError> {
+    let Value::Object(fields) = hook else {
+        return Err(InstallError::Shape(format!(
+            "a hook of `hooks.{event}` is not a JSON object"
+        )));
+    };
+    let before = fields.clone();
+    for key in keys {
+        fields.insert((*key).to_owned(), ours[*key].clone());
+    }
+    Ok(if *fields != before || so_far == Some(Change::Updated) {
+        Change::Updated
+    } else {
+        Change::Unchanged
+    })
 }
 
 /// `text` as one shell word: single-quoted, a `'` inside written `'\''`.
@@ -149,98 +303,5 @@ pub fn shell_quote(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const COMMAND: &str = "'/usr/bin/arbiter' --queue '/q' hook claude-code --timeout 9m";
-
-    #[test]
-    fn merges_with_the_users_keys_and_hooks_and_is_idempotent() {
-        let mine = r#"{
-  "model": "opus",
-  "permissions": {"allow": ["Bash(ls:*)"]},
-  "hooks": {
-    "PermissionRequest": [
-      {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-logger"}]}
-    ],
-    "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]
-  }
-}"#;
-        let once = merge(Some(mine), COMMAND, 600).unwrap();
-        let value: Value = serde_json::from_str(&once.text).unwrap();
-        assert_eq!(value["model"], "opus");
-        assert_eq!(value["permissions"]["allow"][0], "Bash(ls:*)");
-        assert_eq!(value["hooks"]["Stop"][0]["hooks"][0]["command"], "say done");
-        let pr = value["hooks"]["PermissionRequest"].as_array().unwrap();
-        assert_eq!(pr[0]["hooks"][0]["command"], "my-logger");
-        assert_eq!(
-            pr[1],
-            json!({"matcher": "*", "hooks": [{"type": "command", "command": COMMAND, "timeout": 600}]})
-        );
-        assert_eq!(
-            value["hooks"]["Elicitation"][0]["hooks"][0]["command"],
-            COMMAND
-        );
-        assert_eq!(
-            once.changes,
-            vec![
-                ("PermissionRequest", Change::Added),
-                ("Elicitation", Change::Added)
-            ]
-        );
-        // The keys keep their order: the user's first, hooks where they were.
-        let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
-        assert_eq!(keys, ["model", "permissions", "hooks"]);
-
-        let twice = merge(Some(&once.text), COMMAND, 600).unwrap();
-        assert_eq!(twice.text, once.text);
-        assert_eq!(
-            twice.changes,
-            vec![
-                ("PermissionRequest", Change::Unchanged),
-                ("Elicitation", Change::Unchanged)
-            ]
-        );
-
-        // A new binary path or timeout updates the entry in place, never a second one.
-        let moved = merge(
-            Some(&once.text),
-            "'/opt/arbiter' hook claude-code --timeout 2m",
-            180,
-        )
-        .unwrap();
-        let value: Value = serde_json::from_str(&moved.text).unwrap();
-        let pr = value["hooks"]["PermissionRequest"].as_array().unwrap();
-        assert_eq!(pr.len(), 2);
-        assert_eq!(pr[1]["hooks"][0]["timeout"], 180);
-        assert_eq!(moved.changes[0], ("PermissionRequest", Change::Updated));
-    }
-
-    #[test]
-    fn a_file_that_is_not_settings_is_refused_with_where_and_why() {
-        let err = merge(Some("{\n  \"hooks\": [,]\n}"), COMMAND, 600).unwrap_err();
-        assert!(
-            matches!(err, InstallError::NotJson { line: 2, .. }),
-            "{err:?}"
-        );
-        assert!(err.to_string().starts_with("line 2, column"), "{err}");
-        for (text, why) in [
-            ("[1]", "the settings are not a JSON object"),
-            (r#"{"hooks": 3}"#, "`hooks` is not a JSON object"),
-            (
-                r#"{"hooks": {"Elicitation": {}}}"#,
-                "`hooks.Elicitation` is not a list",
-            ),
-        ] {
-            let err = merge(Some(text), COMMAND, 600).unwrap_err();
-            assert!(err.to_string().starts_with(why), "{text}: {err}");
-        }
-        assert!(merge(None, COMMAND, 600).is_ok());
-        assert!(merge(Some("  \n"), COMMAND, 600).is_ok());
-    }
-
-    #[test]
-    fn shell_quoting_survives_quotes_and_spaces() {
-        assert_eq!(shell_quote("/a b/it's"), r"'/a b/it'\''s'");
-    }
-}
+#[path = "install_tests.rs"]
+mod tests;

@@ -48,6 +48,7 @@ fn write_frontmatter(out: &mut String, spec: &PlanSpec, id: &str, now: &str) {
     key("answered", "0");
     key("remaining", &total.to_string());
     optional(&mut key, "notify_session", spec.notify_session.as_deref());
+    optional(&mut key, "reply_to", spec.reply_to.as_deref());
     write_timing(&mut key, spec);
     write_people(&mut key, spec);
 }

@@ -195,6 +195,7 @@ proptest::proptest! {
             approvers: Vec::new(),
             require: None,
             elicitation: false,
+            reply_to: None,
             decisions: vec![DecisionSpec {
                 id: Some("d".into()),
                 title: title.clone(),

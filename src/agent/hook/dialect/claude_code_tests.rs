@@ -3,27 +3,32 @@
 
 use serde_json::json;
 
-use super::input::{self, Event};
-use super::question::{self, PlanOptions};
-use super::verdict::{self, OnTimeout, Verdict};
+use super::ClaudeCode;
+use crate::agent::hook::core::permission::{self, PlanOptions};
+use crate::agent::hook::core::verdict::{self, OnTimeout, Verdict};
+use crate::agent::hook::core::{Event, Prompt, Reply, SessionGrant, ToolCall};
+use crate::agent::hook::dialect::{self, Dialect};
 use crate::agent::spec;
 use crate::plan::{self, Edit, Plan};
 
-const BASH: &str = include_str!("../../../tests/fixtures/claude-code/pre-tool-use-bash.json");
-const EDIT: &str = include_str!("../../../tests/fixtures/claude-code/pre-tool-use-edit.json");
-const MCP: &str = include_str!("../../../tests/fixtures/claude-code/pre-tool-use-mcp.json");
+/// The old name of the permission plan's module, so the assertions read as they always have.
+use permission as question;
+
+const BASH: &str = include_str!("../../../../tests/fixtures/claude-code/pre-tool-use-bash.json");
+const EDIT: &str = include_str!("../../../../tests/fixtures/claude-code/pre-tool-use-edit.json");
+const MCP: &str = include_str!("../../../../tests/fixtures/claude-code/pre-tool-use-mcp.json");
 const PR_BASH: &str =
-    include_str!("../../../tests/fixtures/claude-code/permission-request-bash.json");
+    include_str!("../../../../tests/fixtures/claude-code/permission-request-bash.json");
 const PR_EDIT: &str =
-    include_str!("../../../tests/fixtures/claude-code/permission-request-edit.json");
+    include_str!("../../../../tests/fixtures/claude-code/permission-request-edit.json");
 const NOW: &str = "2026-02-01T10:00:00Z";
 const OWNER: &str = "93533553";
 
 /// The tool call of a `PreToolUse` or `PermissionRequest` payload.
-fn tool(payload: &str) -> input::HookInput {
-    match input::parse(payload).unwrap() {
-        input::Input::Tool(tool) => tool,
-        input::Input::Form(form) => panic!("not a tool call: {form:?}"),
+fn tool(payload: &str) -> ToolCall {
+    match ClaudeCode.parse(payload, None).unwrap() {
+        Prompt::Permission(call) => call,
+        other => panic!("not a tool permission: {other:?}"),
     }
 }
 
@@ -47,10 +52,7 @@ fn answered(payload: &str, edit: &Edit) -> Plan {
 
 /// `✅ Approve as is` on a `Bash` command.
 fn approve_as_is(payload: &str) -> Edit {
-    let command = tool(payload).tool_input["command"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let command = tool(payload).input["command"].as_str().unwrap().to_owned();
     Edit::Value {
         decision: question::DECISION_ID.into(),
         value: plan::AnswerValue::Text(command),
@@ -70,37 +72,37 @@ fn pick(key: &str, label: &str) -> Edit {
 fn reply(payload: &str, edit: &Edit) -> Option<String> {
     let input = tool(payload);
     let plan = answered(payload, edit);
-    verdict::output(input.event, &verdict::of_answer(&plan, &input))
+    ClaudeCode.render(input.event, &verdict::of_answer(&plan, &input))
 }
 
 #[test]
 fn reads_the_recorded_payloads() {
     let bash = tool(BASH);
     assert_eq!(
-        (bash.event, bash.tool_name.as_str(), bash.cwd.as_deref()),
-        (Event::PreToolUse, "Bash", Some("/home/dev/shop"))
+        (bash.event, bash.tool.as_str(), bash.origin.cwd.as_deref()),
+        (Event::PreTool, "Bash", Some("/home/dev/shop"))
     );
     assert_eq!(
-        bash.session_id.as_deref(),
+        bash.origin.session.as_deref(),
         Some("9d5c1c3e-7a4f-4b59-a8e2-5c4b2f0e6f11")
     );
-    assert!(bash.permission_suggestions.is_empty());
-    assert_eq!(tool(MCP).tool_name, "mcp__github__create_issue");
+    assert_eq!(bash.grants.session, SessionGrant::None);
+    assert_eq!(tool(MCP).tool, "mcp__github__create_issue");
     let pr = tool(PR_BASH);
-    assert_eq!(
-        (pr.event, pr.permission_suggestions.len()),
-        (Event::PermissionRequest, 1)
+    assert_eq!(pr.event, Event::Permission);
+    assert!(
+        matches!(pr.grants.session, SessionGrant::Agent { ref updates, .. } if updates.len() == 1)
     );
 }
 
 #[test]
 fn a_malformed_input_says_why_and_in_which_format_to_ask() {
     let cases: [(&str, Option<Event>, &str); 6] = [
-        ("", Some(Event::PreToolUse), "the hook input is not JSON"),
-        ("[1]", Some(Event::PreToolUse), "not a JSON object"),
+        ("", Some(Event::PreTool), "the hook input is not JSON"),
+        ("[1]", Some(Event::PreTool), "not a JSON object"),
         (
             r#"{"tool_name": "Bash"}"#,
-            Some(Event::PreToolUse),
+            Some(Event::PreTool),
             "no `hook_event_name`",
         ),
         (
@@ -110,20 +112,20 @@ fn a_malformed_input_says_why_and_in_which_format_to_ask() {
         ),
         (
             r#"{"hook_event_name": "PermissionRequest", "tool_input": {}}"#,
-            Some(Event::PermissionRequest),
+            Some(Event::Permission),
             "the PermissionRequest hook input has no `tool_name` string",
         ),
         (
             r#"{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": "ls"}"#,
-            Some(Event::PreToolUse),
+            Some(Event::PreTool),
             "has no `tool_input` object",
         ),
     ];
     for (text, answer_as, reason) in cases {
-        let e = input::parse(text).unwrap_err();
+        let e = ClaudeCode.parse(text, None).unwrap_err();
         assert_eq!(e.answer_as, answer_as, "{text}");
         assert!(e.reason.contains(reason), "{text}: {}", e.reason);
-        assert_eq!(input::answer_as(text), answer_as);
+        assert_eq!(dialect::answer_as(&ClaudeCode, text, None), answer_as);
     }
 }
 
@@ -190,7 +192,7 @@ fn titles_name_the_tool_and_what_it_acts_on() {
 }
 
 #[test]
-fn the_mcp_and_edit_questions_show_the_tool_input() {
+fn an_mcp_call_shows_its_input_and_an_edit_shows_its_diff() {
     let mcp = plan_text(MCP);
     assert!(
         mcp.contains("Claude Code asks to use `mcp__github__create_issue` in `/home/dev/shop`."),
@@ -201,11 +203,13 @@ fn the_mcp_and_edit_questions_show_the_tool_input() {
         mcp.contains(r#""body": "Steps:\n1. Empty the cart\n2. Press `Checkout`\n\nExpected"#),
         "{mcp}"
     );
+    // The file is not on this machine: the replaced text alone, as a diff, never the tool's JSON.
     let edit = plan_text(EDIT);
     assert!(
-        edit.contains(r#""new_string": "const MAX_RETRIES: u32 = 5;","#),
+        edit.contains("```diff\n--- a/src/config.rs\n+++ b/src/config.rs\n@@ -1 +1 @@\n-const MAX_RETRIES: u32 = 3;\n+const MAX_RETRIES: u32 = 5;\n```"),
         "{edit}"
     );
+    assert!(!edit.contains("new_string"), "{edit}");
 }
 
 #[test]
@@ -269,9 +273,9 @@ fn allow_for_this_session_is_offered_only_with_claude_codes_suggestions() {
 
 #[test]
 fn session_updates_stay_in_the_session_and_never_bypass_permissions() {
-    let input = tool(
-        &json!({
-            "hook_event_name": "PermissionRequest", "tool_name": "Edit", "tool_input": {},
+    let payload = |event: &str| {
+        json!({
+            "hook_event_name": event, "tool_name": "Edit", "tool_input": {},
             "permission_suggestions": [
                 {"type": "addRules", "rules": [{"toolName": "Edit"}], "behavior": "allow", "destination": "projectSettings"},
                 {"type": "addRules", "rules": [{"toolName": "Bash"}], "behavior": "deny", "destination": "session"},
@@ -282,18 +286,20 @@ fn session_updates_stay_in_the_session_and_never_bypass_permissions() {
                 "not an entry"
             ]
         })
-        .to_string(),
-    );
+        .to_string()
+    };
+    let session_updates = |call: &ToolCall| match &call.grants.session {
+        SessionGrant::Agent { updates, .. } => updates.clone(),
+        SessionGrant::Arbiter | SessionGrant::None => Vec::new(),
+    };
     assert_eq!(
-        json!(question::session_updates(&input)),
+        json!(session_updates(&tool(&payload("PermissionRequest")))),
         json!([
             {"type": "addRules", "rules": [{"toolName": "Edit"}], "behavior": "allow", "destination": "session"},
             {"type": "addDirectories", "directories": ["/srv/data"], "destination": "session"}
         ])
     );
-    let mut pre = input;
-    pre.event = Event::PreToolUse;
-    assert!(question::session_updates(&pre).is_empty());
+    assert!(session_updates(&tool(&payload("PreToolUse"))).is_empty());
 }
 
 #[test]
@@ -353,20 +359,21 @@ fn permission_request_answers_as_decision_behaviors() {
 
 #[test]
 fn timeouts_answer_as_told() {
-    let out = |on: OnTimeout, event: Event| verdict::output(event, &verdict::of_timeout(on, "2s"));
+    let out =
+        |on: OnTimeout, event: Event| ClaudeCode.render(event, &verdict::of_timeout(on, "2s"));
     assert_eq!(
-        out(OnTimeout::Ask, Event::PreToolUse).unwrap(),
+        out(OnTimeout::Ask, Event::PreTool).unwrap(),
         r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"No answer via Arbiter within 2s"}}"#
     );
     assert_eq!(
-        out(OnTimeout::Allow, Event::PreToolUse).unwrap(),
+        out(OnTimeout::Allow, Event::PreTool).unwrap(),
         r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"No answer via Arbiter within 2s: allowed (--on-timeout allow)"}}"#
     );
     assert_eq!(
-        out(OnTimeout::Deny, Event::PermissionRequest).unwrap(),
+        out(OnTimeout::Deny, Event::Permission).unwrap(),
         r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"No answer via Arbiter within 2s: denied (--on-timeout deny)"}}}"#
     );
-    assert_eq!(out(OnTimeout::Ask, Event::PermissionRequest), None);
+    assert_eq!(out(OnTimeout::Ask, Event::Permission), None);
     assert_eq!(
         verdict::of_timeout(OnTimeout::Ask, "9m"),
         Verdict::Ask {
@@ -377,7 +384,11 @@ fn timeouts_answer_as_told() {
 
 #[test]
 fn a_fallback_asks_in_the_events_format_and_explains_on_stderr() {
-    let reply = super::Reply::fallback(Some(Event::PreToolUse), "the queue is unreachable: x");
+    let reply = Reply::fallback(
+        &ClaudeCode,
+        Some(Event::PreTool),
+        "the queue is unreachable: x",
+    );
     assert_eq!(
         reply.stdout.as_deref(),
         Some(
@@ -389,7 +400,7 @@ fn a_fallback_asks_in_the_events_format_and_explains_on_stderr() {
         Some("arbiter: the queue is unreachable: x; answering `ask`")
     );
     assert_eq!(
-        super::Reply::fallback(Some(Event::PermissionRequest), "x").stdout,
+        Reply::fallback(&ClaudeCode, Some(Event::Permission), "x").stdout,
         None
     );
 }
@@ -423,7 +434,9 @@ fn always_in_this_project_goes_to_local_settings_and_a_deny_note_is_the_reason()
     let input = tool(PR_EDIT);
     let plan = plan::parse(&text, "h1").unwrap();
     assert_eq!(
-        verdict::output(input.event, &verdict::of_answer(&plan, &input)).unwrap(),
+        ClaudeCode
+            .render(input.event, &verdict::of_answer(&plan, &input))
+            .unwrap(),
         r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"Denied by 93533553 via Arbiter: Not that file"}}}"#
     );
 }

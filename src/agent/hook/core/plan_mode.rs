@@ -1,6 +1,6 @@
 //! Claude Code's `ExitPlanMode`: the plan Claude wants to carry out becomes the plan's context, with one decision,
-//! `✅ Approve`; the plan-level `🔁 Request changes` sends the owner's feedback back to Claude as the deny
-//! message, and Claude plans again. The next plan of the same session is pushed as a revision of the one sent
+//! `✅ Approve`; `🔁 Request changes` beside it sends the owner's feedback back to Claude as the deny message, and
+//! Claude plans again. The next plan of the same session is pushed as a revision of the one sent
 //! back, so the owner is shown what changed.
 
 use std::fs;
@@ -10,13 +10,12 @@ use pulldown_cmark::{Event as Md, HeadingLevel, Parser, Tag};
 use serde_json::Value;
 
 use crate::agent::spec::{DecisionSpec, PlanSpec};
+use crate::plan::Plan;
 use crate::queue::{Loaded, Queue};
 
-use super::input::HookInput;
-use super::question::{AGENT, PlanOptions, base_spec, code_span, cut, one_line, option};
-
-/// The tool's name.
-pub const TOOL: &str = "ExitPlanMode";
+use super::permission::{PlanOptions, base_spec, option};
+use super::text::{code_span, cut, one_line};
+use super::{Origin, ToolCall, Verdict};
 /// The plan's only decision, and its option.
 pub const DECISION_ID: &str = "plan";
 pub const APPROVE: &str = "approve";
@@ -27,10 +26,9 @@ const FILE_MAX: u64 = 1024 * 1024;
 
 /// Claude's plan: the tool input's `plan`, else the file at `planFilePath`. `None` when there is neither.
 #[must_use]
-pub fn plan_text(input: &HookInput) -> Option<String> {
+pub fn plan_text(input: &serde_json::Map<String, Value>) -> Option<String> {
     let field = |key: &str| {
         input
-            .tool_input
             .get(key)
             .and_then(Value::as_str)
             .filter(|s| !s.trim().is_empty())
@@ -51,18 +49,20 @@ pub fn plan_text(input: &HookInput) -> Option<String> {
 /// option's label names the revision, so an answer given to the previous plan is never carried over to this one.
 #[must_use]
 pub fn plan_spec(
-    input: &HookInput,
+    call: &ToolCall,
     plan: &str,
     options: &PlanOptions,
     revision: Option<u32>,
 ) -> PlanSpec {
-    let mut head = "Claude Code wants to carry out this plan".to_owned();
-    if let Some(cwd) = &input.cwd {
+    let agent = call.origin.agent;
+    let mut head = format!("{} wants to carry out this plan", agent.display);
+    if let Some(cwd) = &call.origin.cwd {
         head.push_str(&format!(" in {}", code_span(&one_line(cwd))));
     }
-    head.push_str(
-        ". ✅ Approve lets it start; 🔁 Request changes (on the review) sends your words to Claude, which plans again.",
-    );
+    head.push_str(&format!(
+        ". ✅ Approve lets it start; 🔁 Request changes sends your words to {}, which plans again.",
+        agent.short
+    ));
     let shown = if plan.chars().count() > PLAN_MAX {
         let kept: String = plan.chars().take(PLAN_MAX).collect();
         format!(
@@ -84,7 +84,29 @@ pub fn plan_spec(
             }],
             ..DecisionSpec::default()
         }],
-        ..base_spec(input.session_id.as_ref(), input.cwd.as_deref(), options)
+        ..base_spec(&call.origin, options)
+    }
+}
+
+/// The verdict a completed plan holds: approved → allow, with the tool input as it was (Claude Code ignores an
+/// allow without it); anything else → the agent's own dialog.
+#[must_use]
+pub fn verdict(plan: &Plan, call: &ToolCall) -> Verdict {
+    let decision = plan.decision(DECISION_ID);
+    let by = match decision.and_then(|d| d.answered_by.as_deref()) {
+        Some(who) if !who.is_empty() => format!(" by {who}"),
+        _ => String::new(),
+    };
+    if decision.and_then(|d| d.answer.as_deref()) == Some(APPROVE) {
+        Verdict::Allow {
+            reason: format!("Plan approved{by} via Arbiter"),
+            session: Vec::new(),
+            updated_input: Some(call.input.clone()),
+        }
+    } else {
+        Verdict::Ask {
+            reason: "The plan was not approved in Arbiter; answer here".to_owned(),
+        }
     }
 }
 
@@ -132,16 +154,16 @@ pub fn demote_headings(markdown: &str) -> String {
     out
 }
 
-/// The plan of the same Claude Code session that the owner sent back, which this new plan revises.
+/// The plan of the same agent session that the owner sent back, which this new plan revises.
 #[must_use]
-pub fn sent_back(queue: &Queue, session: Option<&str>) -> Option<Loaded> {
-    let session = session?;
+pub fn sent_back(queue: &Queue, origin: &Origin) -> Option<Loaded> {
+    let session = origin.session.as_deref()?;
     queue
         .returned_plans()
         .ok()?
         .into_iter()
         .filter(|l| {
-            l.plan.agent.as_deref() == Some(AGENT)
+            l.plan.agent.as_deref() == Some(origin.agent.name)
                 && l.plan.session.as_deref() == Some(session)
                 && l.plan.decision(DECISION_ID).is_some()
                 && l.plan.decisions.len() == 1

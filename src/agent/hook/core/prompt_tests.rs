@@ -3,8 +3,9 @@
 
 use serde_json::{Value, json};
 
-use super::input::{self, Event, Input};
-use super::{Prompt, ask, form, plan_mode, verdict};
+use super::{Prompt, form, plan_mode};
+use crate::agent::hook::dialect::Dialect;
+use crate::agent::hook::dialect::claude_code::ClaudeCode;
 use crate::agent::spec::{self, PlanSpec};
 use crate::plan::{self, AnswerValue, Edit, Plan};
 
@@ -20,11 +21,8 @@ fn payload(event: &str, tool: &str, tool_input: &Value) -> String {
 }
 
 /// The plan the hook pushes for `input`, validated and rendered as `push` would.
-fn pushed(input: &Input) -> (String, PlanSpec) {
-    let spec = Prompt::of(input)
-        .unwrap()
-        .spec(&super::PlanOptions::default(), None)
-        .unwrap();
+fn pushed(input: &Prompt) -> (String, PlanSpec) {
+    let spec = input.spec(&super::PlanOptions::default(), None).unwrap();
     spec::validate(&spec).unwrap();
     let text = spec::render(&spec, "h1", NOW);
     let plan = plan::parse(&text, "h1").unwrap();
@@ -41,9 +39,14 @@ fn answered(text: &str, edits: &[Edit]) -> Plan {
     plan::parse(&text, "h1").unwrap()
 }
 
-fn output(input: &Input, plan: &Plan) -> Value {
-    let verdict = Prompt::of(input).unwrap().verdict(plan);
-    serde_json::from_str(&verdict::output(input.event(), &verdict).unwrap()).unwrap()
+fn output(input: &Prompt, plan: &Plan) -> Value {
+    let verdict = input.verdict(plan);
+    serde_json::from_str(&ClaudeCode.render(input.event(), &verdict).unwrap()).unwrap()
+}
+
+/// What Claude Code's hook reads from `text`.
+fn parse(text: &str) -> Result<Prompt, super::InputError> {
+    ClaudeCode.parse(text, None)
 }
 
 fn questions() -> Value {
@@ -60,7 +63,7 @@ fn questions() -> Value {
 
 #[test]
 fn ask_user_question_is_one_plan_and_its_answers_go_back_as_updated_input() {
-    let input = input::parse(&payload(
+    let input = parse(&payload(
         "PermissionRequest",
         "AskUserQuestion",
         &questions(),
@@ -125,10 +128,10 @@ fn ask_user_question_that_cannot_be_asked_falls_back() {
         json!({"questions": []}),
         json!({"questions": [{"question": "x", "options": []}]}),
     ] {
-        let input = input::parse(&payload("PermissionRequest", "AskUserQuestion", &bad)).unwrap();
-        assert!(Prompt::of(&input).is_err(), "{bad}");
+        let err = parse(&payload("PermissionRequest", "AskUserQuestion", &bad)).unwrap_err();
+        assert_eq!(err.answer_as, Some(super::Event::Permission), "{bad}");
     }
-    let Input::Tool(tool) = input::parse(&payload(
+    let Prompt::Questions { questions, .. } = parse(&payload(
         "PermissionRequest",
         "AskUserQuestion",
         &questions(),
@@ -136,7 +139,7 @@ fn ask_user_question_that_cannot_be_asked_falls_back() {
     .unwrap() else {
         panic!()
     };
-    assert_eq!(ask::questions(&tool).unwrap().len(), 3);
+    assert_eq!(questions.len(), 3);
 }
 
 const PLAN: &str = "# Add a cache\n\n## Steps\n\n1. Add `moka`\n2. Wrap `fetch`\n\n```md\n## not a heading\n```\n\n###### Deep\n";
@@ -144,7 +147,7 @@ const PLAN: &str = "# Add a cache\n\n## Steps\n\n1. Add `moka`\n2. Wrap `fetch`\
 #[test]
 fn exit_plan_mode_shows_the_plan_and_approve_allows_with_the_input() {
     let tool_input = json!({"plan": PLAN, "planFilePath": "/home/dev/.claude/plans/cache.md"});
-    let input = input::parse(&payload("PermissionRequest", "ExitPlanMode", &tool_input)).unwrap();
+    let input = parse(&payload("PermissionRequest", "ExitPlanMode", &tool_input)).unwrap();
     let (text, _) = pushed(&input);
     assert!(text.contains("title: \"Plan: Add a cache\""), "{text}");
     // Claude's headings go two levels down: none of them opens a decision section.
@@ -175,15 +178,14 @@ fn exit_plan_mode_reads_the_plan_file_when_the_input_has_no_plan() {
     let file = dir.path().join("plan.md");
     std::fs::write(&file, PLAN).unwrap();
     let with_file = json!({"planFilePath": file});
-    let Input::Tool(tool) =
-        input::parse(&payload("PermissionRequest", "ExitPlanMode", &with_file)).unwrap()
+    let Prompt::PlanApproval(_, plan) =
+        parse(&payload("PermissionRequest", "ExitPlanMode", &with_file)).unwrap()
     else {
         panic!()
     };
-    assert_eq!(plan_mode::plan_text(&tool).as_deref(), Some(PLAN));
+    assert_eq!(plan, PLAN);
     let missing = json!({"planFilePath": dir.path().join("gone.md")});
-    let input = input::parse(&payload("PermissionRequest", "ExitPlanMode", &missing)).unwrap();
-    assert!(Prompt::of(&input).is_err());
+    assert!(parse(&payload("PermissionRequest", "ExitPlanMode", &missing)).is_err());
 }
 
 fn form_payload(schema: &Value, mode: &str) -> String {
@@ -206,8 +208,8 @@ fn schema() -> Value {
 
 #[test]
 fn an_elicitation_is_a_form_plan_answered_with_typed_content_or_declined() {
-    let input = input::parse(&form_payload(&schema(), "form")).unwrap();
-    assert_eq!(input.event(), Event::Elicitation);
+    let input = parse(&form_payload(&schema(), "form")).unwrap();
+    assert_eq!(input.event(), super::Event::Form);
     let (text, spec) = pushed(&input);
     assert!(spec.elicitation);
     assert!(text.contains("title: \"bookings: Book a table\""), "{text}");
@@ -260,15 +262,15 @@ fn an_elicitation_is_a_form_plan_answered_with_typed_content_or_declined() {
 
 #[test]
 fn a_url_elicitation_or_a_bad_schema_is_left_to_claude_code() {
-    let url = input::parse(&form_payload(&schema(), "url")).unwrap();
-    let Input::Form(form_input) = &url else {
+    let url = parse(&form_payload(&schema(), "url")).unwrap();
+    let Prompt::Form(form_input) = &url else {
         panic!()
     };
     let err = form::plan_spec(form_input, &super::PlanOptions::default()).unwrap_err();
     assert!(err.contains("url elicitation"), "{err}");
     let nested = json!({"type": "object", "properties": {"a": {"type": "object"}}});
-    let bad = input::parse(&form_payload(&nested, "form")).unwrap();
-    let Input::Form(form_input) = &bad else {
+    let bad = parse(&form_payload(&nested, "form")).unwrap();
+    let Prompt::Form(form_input) = &bad else {
         panic!()
     };
     let err = form::plan_spec(form_input, &super::PlanOptions::default()).unwrap_err();
@@ -278,7 +280,7 @@ fn a_url_elicitation_or_a_bad_schema_is_left_to_claude_code() {
     );
     // The fallback to an Elicitation prints nothing: Claude Code shows its own form.
     assert_eq!(
-        super::Reply::fallback(Some(Event::Elicitation), &err).stdout,
+        super::Reply::fallback(&ClaudeCode, Some(super::Event::Form), &err).stdout,
         None
     );
 }

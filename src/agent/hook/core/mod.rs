@@ -1,0 +1,470 @@
+//! The hook core: what an agent's prompt becomes and how its answer comes back, the same for every agent.
+//!
+//! A dialect (`super::dialect`) reads the agent's hook input into a [`Prompt`]: a tool permission
+//! ([`permission`]: allow once, for the session, always in the project, deny; a command editable where the agent
+//! takes an edited one; a file edit shown as its diff, [`change`]), a question tool's questions ([`ask`]), a plan
+//! to approve ([`plan_mode`]), an MCP server's form ([`form`]), or the agent's turn ending ([`finished`]). The core
+//! pushes it as a plan, waits for the owner, and returns a neutral [`Verdict`], which the dialect prints in the
+//! agent's own JSON. It never fails in a way that blocks the agent: a malformed input, an unreachable queue, no
+//! daemon to show the question, or a timeout is answered with the agent's "no decision" (or the `--on-timeout`
+//! choice), and the reason goes to stderr. Every plan the hook gives up on leaves the queue through
+//! [`withdraw`].
+
+pub mod ask;
+pub mod change;
+pub mod dialect;
+pub mod finished;
+pub mod form;
+pub mod memory;
+pub mod permission;
+pub mod plan_mode;
+pub mod text;
+pub mod verdict;
+
+use std::fs;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::agent::spec::PlanSpec;
+use crate::clock::now as now_rfc3339;
+use crate::plan::{Plan, PlanStatus};
+use crate::queue::{Loaded, Location, Queue, audit, notify_file};
+
+use crate::agent::revise::revise_spec;
+use crate::agent::{AgentError, WaitOutcome, push_spec, wait_for_completion};
+pub use dialect::Dialect;
+
+pub use form::FormInput;
+pub use permission::PlanOptions;
+pub use verdict::{OnTimeout, Verdict};
+
+/// Which agent asks: its command-line name (`codex`, the plan's `agent`), the name people know it by (`Claude
+/// Code`), and what its model goes by in a sentence (`Claude`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Agent {
+    pub name: &'static str,
+    pub display: &'static str,
+    pub short: &'static str,
+}
+
+/// What kind of hook call this is, whatever the agent names it; the dialect answers in the event's format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// Before a tool runs (Claude Code, Codex, Qwen `PreToolUse`, Gemini `BeforeTool`, Copilot `preToolUse`).
+    PreTool,
+    /// The agent is about to show its permission dialog (`PermissionRequest`, Copilot `permissionRequest`).
+    Permission,
+    /// An MCP server asks for a form (Claude Code `Elicitation`).
+    Form,
+    /// The agent ended its turn (`Stop`, Gemini `AfterAgent`, Copilot `agentStop`).
+    Finished,
+}
+
+/// Who asks, and where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Origin {
+    pub agent: Agent,
+    /// The agent's session id.
+    pub session: Option<String>,
+    /// The agent's working directory (the project).
+    pub cwd: Option<String>,
+}
+
+/// One tool call, as the dialect read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub origin: Origin,
+    pub event: Event,
+    /// The agent's name for the tool (`Bash`, `run_shell_command`, `apply_patch`, …).
+    pub tool: String,
+    /// The tool's arguments, as the model built them.
+    pub input: Map<String, Value>,
+    /// What the call does, for showing it.
+    pub act: Act,
+    /// Why the model wants it, when the agent says (a command's description, an escalation's justification).
+    pub reason: Option<String>,
+    /// What "allow for this session" and "always allow in this project" mean for this agent.
+    pub grants: Grants,
+}
+
+/// What a tool call does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Act {
+    /// Runs a shell command; `editable` when the agent runs an edited command in its place (`updatedInput`).
+    Command { command: String, editable: bool },
+    /// Changes files: shown as a diff.
+    Change(change::Change),
+    /// Anything else: shown as the input's JSON.
+    Other,
+}
+
+/// The permission rules the owner may grant beyond this one call.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Grants {
+    pub session: SessionGrant,
+    /// The agent's own rules written to the project's settings (`✅ Always allow in this project`), with the
+    /// label that says what they allow; empty: not offered.
+    pub project: Vec<Map<String, Value>>,
+    pub project_label: String,
+}
+
+/// What `✅ Allow for this session` does.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum SessionGrant {
+    /// The agent's own permission updates, kept by the agent for the session; `label` says what they allow.
+    Agent {
+        updates: Vec<Map<String, Value>>,
+        label: String,
+    },
+    /// The agent has no such rule: Arbiter allows the same call again in this session without asking
+    /// ([`memory`]), and audits each use.
+    Arbiter,
+    /// Not offered.
+    #[default]
+    None,
+}
+
+/// How a question tool's answers go back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnswerBy {
+    /// As the tool's input with the answers (Claude Code's `AskUserQuestion`).
+    UpdatedInput,
+    /// By denying the tool with `The user answered: …`, which the model reads as the tool's result (no other agent
+    /// takes an answer from a hook).
+    Deny,
+}
+
+/// What one hook call asks.
+#[derive(Debug, Clone)]
+pub enum Prompt {
+    /// A tool call to allow or deny.
+    Permission(ToolCall),
+    /// A question tool's questions.
+    Questions {
+        call: ToolCall,
+        questions: Vec<ask::Question>,
+        answer: AnswerBy,
+    },
+    /// Claude Code's `ExitPlanMode`: the plan to approve.
+    PlanApproval(ToolCall, String),
+    /// An MCP server's form.
+    Form(FormInput),
+    /// The agent ended its turn: what next?
+    Finished(finished::Finished),
+    /// Nothing to ask: a pre-tool hook on a tool that needs no one (the agent's permission hook asks for it). No
+    /// answer, nothing on stderr.
+    Pass,
+}
+
+impl Prompt {
+    /// The event to answer in.
+    #[must_use]
+    pub fn event(&self) -> Event {
+        match self {
+            Prompt::Permission(call)
+            | Prompt::Questions { call, .. }
+            | Prompt::PlanApproval(call, _) => call.event,
+            Prompt::Form(form) => form.event,
+            Prompt::Finished(_) => Event::Finished,
+            Prompt::Pass => Event::PreTool,
+        }
+    }
+
+    /// The plan to push; `revision` is its revision number when it revises a plan sent back.
+    fn spec(&self, options: &PlanOptions, revision: Option<u32>) -> Result<PlanSpec, String> {
+        Ok(match self {
+            Prompt::Permission(call) => permission::plan_spec(call, options),
+            Prompt::Questions {
+                call, questions, ..
+            } => ask::plan_spec(call, questions, options),
+            Prompt::PlanApproval(call, plan) => plan_mode::plan_spec(call, plan, options, revision),
+            Prompt::Form(form) => form::plan_spec(form, options)?,
+            Prompt::Finished(_) | Prompt::Pass => {
+                return Err("not a question (this is a bug)".to_owned());
+            }
+        })
+    }
+
+    /// The verdict a completed plan holds.
+    fn verdict(&self, plan: &Plan) -> Verdict {
+        match self {
+            Prompt::Permission(call) => verdict::of_answer(plan, call),
+            Prompt::Questions {
+                call,
+                questions,
+                answer,
+            } => ask::verdict(plan, call, questions, *answer),
+            Prompt::PlanApproval(call, _) => plan_mode::verdict(plan, call),
+            Prompt::Form(input) => form::verdict(plan, input),
+            Prompt::Finished(_) | Prompt::Pass => Verdict::Stop,
+        }
+    }
+
+    /// The plan to revise instead of pushing a new one: the same session's plan the owner sent back.
+    fn revises(&self, queue: &Queue) -> Option<Loaded> {
+        match self {
+            Prompt::PlanApproval(call, _) => plan_mode::sent_back(queue, &call.origin),
+            _ => None,
+        }
+    }
+}
+
+/// Why the hook input can't be used, and in which event's format the hook should still answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct InputError {
+    /// The event to answer "no decision" for; `None` for an event the hook doesn't answer (no output at all).
+    pub answer_as: Option<Event>,
+    pub reason: String,
+}
+
+/// How the hook asks and how long it waits.
+#[derive(Debug, Clone)]
+pub struct HookOptions {
+    pub timeout: Duration,
+    /// `timeout` as the user reads it (`2s`, `9m`), for the reasons the hook gives.
+    pub timeout_label: String,
+    pub on_timeout: OnTimeout,
+    /// How long a finished card waits for the owner's next instruction.
+    pub stop_timeout: Duration,
+    pub stop_timeout_label: String,
+    pub plan: PlanOptions,
+}
+
+/// What the hook prints: the answer JSON line on stdout (or nothing: no decision), a note on stderr. The exit
+/// code is always 0: agents read the JSON only then, and several read exit 2 as "block" or "go on".
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Reply {
+    pub stdout: Option<String>,
+    pub stderr: Option<String>,
+}
+
+impl Reply {
+    /// The agent's "no decision" because the hook could not do its work; `answer_as` says in which event's format
+    /// (`None`: no output at all).
+    #[must_use]
+    pub fn fallback(dialect: &dyn Dialect, answer_as: Option<Event>, reason: &str) -> Reply {
+        let (stdout, word) = match answer_as {
+            Some(Event::Finished) => (
+                dialect.render(Event::Finished, &Verdict::Stop),
+                format!("letting {} stop", dialect.agent().display),
+            ),
+            Some(event) => {
+                let verdict = Verdict::Ask {
+                    reason: format!("Arbiter could not ask: {reason}"),
+                };
+                (
+                    dialect.render(event, &verdict),
+                    format!("answering `{}`", dialect.no_decision(event)),
+                )
+            }
+            None => (None, "no decision".to_owned()),
+        };
+        Reply {
+            stdout,
+            stderr: Some(format!("arbiter: {reason}; {word}")),
+        }
+    }
+}
+
+/// Runs the hook on the input `text` in `dialect`: reads it, pushes the question into the queue `open` gives,
+/// waits for the answer and returns what to print. `event` is the event the command line names (for agents whose
+/// input names none). Needs a tokio runtime.
+pub async fn answer(
+    dialect: &dyn Dialect,
+    text: &str,
+    event: Option<&str>,
+    open: impl FnOnce() -> Result<Queue, AgentError>,
+    options: &HookOptions,
+) -> Reply {
+    let prompt = match dialect.parse(text, event) {
+        Ok(Prompt::Pass) => return Reply::default(),
+        Ok(prompt) => prompt,
+        Err(e) => return Reply::fallback(dialect, e.answer_as, &e.reason),
+    };
+    let event = prompt.event();
+    let queue = match open() {
+        Ok(queue) => queue,
+        Err(e) => {
+            let reason = format!("the queue is unreachable: {e}");
+            return Reply::fallback(dialect, Some(event), &reason);
+        }
+    };
+    // An allow Arbiter keeps for the session answers at once, daemon or not.
+    if let Prompt::Permission(call) = &prompt
+        && let Some(reply) = memory::allowed_before(&queue, dialect, call)
+    {
+        return reply;
+    }
+    if let Some(reason) = nobody_to_ask(&queue) {
+        return Reply::fallback(dialect, Some(event), &reason);
+    }
+    if let Prompt::Finished(finished) = &prompt {
+        return finished::run(&queue, dialect, finished, options).await;
+    }
+    ask(&queue, dialect, &prompt, event, options).await
+}
+
+/// Why nobody would see a question pushed now: no daemon holds the queue's instance lock. `None` when one does
+/// (or when that can't be told: the hook then waits as usual).
+fn nobody_to_ask(queue: &Queue) -> Option<String> {
+    match crate::queue::instance::daemon(queue.root()) {
+        crate::queue::instance::Daemon::Stopped => Some(format!(
+            "no arbiter daemon is running on the queue {} (start `arbiter run`): nobody would see the question",
+            queue.root().display()
+        )),
+        crate::queue::instance::Daemon::Running | crate::queue::instance::Daemon::Unknown => None,
+    }
+}
+
+/// Pushes the prompt's plan (a revision of the one sent back, when there is one), waits, and answers.
+async fn ask(
+    queue: &Queue,
+    dialect: &dyn Dialect,
+    prompt: &Prompt,
+    event: Event,
+    options: &HookOptions,
+) -> Reply {
+    let previous = prompt.revises(queue);
+    let revision = previous.as_ref().map(|p| p.plan.revision + 1);
+    let spec = match prompt.spec(&options.plan, revision) {
+        Ok(spec) => spec,
+        Err(reason) => return Reply::fallback(dialect, Some(event), &reason),
+    };
+    let now = now_rfc3339();
+    let pushed = match &previous {
+        Some(previous) => revise_spec(queue, &previous.plan.id, &spec, "", &now),
+        None => push_spec(queue, &spec, "", &now),
+    };
+    let id = match pushed {
+        Ok(pushed) => pushed.id,
+        Err(e) => {
+            let reason = format!("cannot push the question: {e}");
+            return Reply::fallback(dialect, Some(event), &reason);
+        }
+    };
+    let last = match wait_for_completion(queue, &id, Some(options.timeout)).await {
+        Ok(WaitOutcome::Completed(done)) => return answered(queue, dialect, &done, prompt, event),
+        Ok(WaitOutcome::TimedOut(last)) => last,
+        // Sent back: the owner's request for changes is the reason the model reads (the plan stays in returned/,
+        // where the session's next plan finds it to revise).
+        Ok(WaitOutcome::ChangesRequested(sent)) => {
+            forget_notification(queue, &sent.plan);
+            let feedback = sent.plan.feedback.map(|f| f.text).unwrap_or_default();
+            let verdict = Verdict::Deny {
+                reason: format!("The user asked for changes: {feedback}"),
+            };
+            return Reply {
+                stdout: dialect.render(event, &verdict),
+                stderr: None,
+            };
+        }
+        Err(e) => {
+            withdraw(queue, &id);
+            let reason = format!("waiting for plan `{id}` failed: {e}");
+            return Reply::fallback(dialect, Some(event), &reason);
+        }
+    };
+    // A submit that landed just as the wait gave up still counts.
+    if let Ok(now) = queue.find(&id)
+        && is_completed(&now)
+    {
+        return answered(queue, dialect, &now, prompt, event);
+    }
+    let withdrawn = withdraw(queue, &id);
+    let verdict = verdict::of_timeout(options.on_timeout, &options.timeout_label);
+    let what = match (&verdict, event) {
+        (Verdict::Allow { .. }, Event::Form) => "ask",
+        (Verdict::Deny { .. }, Event::Form) => "decline",
+        (Verdict::Allow { .. }, _) => "allow",
+        (Verdict::Deny { .. }, _) => "deny",
+        (_, event) => dialect.no_decision(event),
+    };
+    Reply {
+        stdout: dialect.render(event, &verdict),
+        stderr: Some(format!(
+            "arbiter: no answer to plan `{id}` within {} ({}){}; answering `{what}`",
+            options.timeout_label,
+            last.plan.status,
+            if withdrawn {
+                ", withdrawn from the queue"
+            } else {
+                ""
+            }
+        )),
+    }
+}
+
+fn is_completed(loaded: &Loaded) -> bool {
+    loaded.location == Location::Completed || loaded.plan.status == PlanStatus::Completed
+}
+
+/// The hook is the agent that reads this plan's notification: its notify file is deleted (the plan itself stays
+/// in completed/ or returned/).
+fn forget_notification(queue: &Queue, plan: &Plan) {
+    let _ = fs::remove_file(queue.notify_dir().join(notify_file::file_name(plan)));
+}
+
+/// The human's answer as the reply. A permission the agent keeps (for the session, or in the project's settings)
+/// or that Arbiter keeps for the session is a grant, recorded in the audit trail before it is printed.
+fn answered(
+    queue: &Queue,
+    dialect: &dyn Dialect,
+    done: &Loaded,
+    prompt: &Prompt,
+    event: Event,
+) -> Reply {
+    forget_notification(queue, &done.plan);
+    let verdict = prompt.verdict(&done.plan);
+    let grant = match (&verdict, prompt) {
+        (Verdict::Allow { session, .. }, _) if !session.is_empty() => {
+            Some(Value::Array(session.iter().cloned().map(Value::Object).collect()).to_string())
+        }
+        (Verdict::Allow { .. }, Prompt::Permission(call))
+            if call.grants.session == SessionGrant::Arbiter
+                && permission::answer(&done.plan) == Some(permission::ALLOW_SESSION) =>
+        {
+            if let Err(e) = memory::remember(queue, call, &done.plan.id) {
+                let reason = format!("cannot remember the allow for this session: {e}");
+                return Reply::fallback(dialect, Some(event), &reason);
+            }
+            Some(memory::describe(call))
+        }
+        _ => None,
+    };
+    if let Some(grant) = grant {
+        let change = audit::Change {
+            at: &now_rfc3339(),
+            actor: &format!("agent:{}", dialect.agent().name),
+            action: "grant",
+            plan: &done.plan.id,
+            revision: done.plan.revision,
+            decision: Some(permission::DECISION_ID),
+            value: Some(&grant),
+            ..audit::Change::default()
+        };
+        if let Err(e) = queue.audit(&done.path, change) {
+            let reason = format!("cannot record the grant in the audit trail: {e}");
+            return Reply::fallback(dialect, Some(event), &reason);
+        }
+    }
+    Reply {
+        stdout: dialect.render(event, &verdict),
+        stderr: None,
+    }
+}
+
+/// Takes a plan nobody answered in time out of pending/: the agent has moved on, so a later answer would go
+/// nowhere. Every path of the hooks that gives up on a plan goes through here. True when it left pending/.
+pub fn withdraw(queue: &Queue, id: &str) -> bool {
+    match queue.find_pending(id) {
+        Ok(Some(loaded)) if loaded.plan.status != PlanStatus::Completed => {
+            fs::remove_file(&loaded.path).is_ok()
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod prompt_tests;

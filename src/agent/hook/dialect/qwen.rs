@@ -1,0 +1,90 @@
+//! Qwen Code (npm `@qwen-code/qwen-code`): Claude Code's hook shapes. `PermissionRequest` asks for a tool
+//! (`run_shell_command`, `write_file`, `edit`, …), answered with `hookSpecificOutput.decision.behavior`;
+//! `PreToolUse` reaches its question tool `ask_user_question`, answered by denying it with the answers; `Stop`
+//! ends a turn (`last_assistant_message`). Qwen keeps no session rule a hook can give, so `✅ Allow for this
+//! session` is Arbiter's. Settings: `~/.qwen/settings.json` or the project's `.qwen/settings.json`, hook timeouts
+//! in milliseconds.
+
+use crate::agent::hook::core::ask::Shape;
+use crate::agent::hook::core::{Agent, AnswerBy, Event, InputError, Prompt, Verdict};
+use crate::agent::hook::install::{Hook, Install, Layout, Unit, UserFile};
+
+use super::Dialect;
+use super::claude_code::{Family, output, parse};
+
+pub const AGENT: Agent = Agent {
+    name: "qwen",
+    display: "Qwen Code",
+    short: "Qwen",
+};
+
+const QWEN: Family = Family {
+    events: &[
+        ("PreToolUse", Event::PreTool),
+        ("PermissionRequest", Event::Permission),
+        ("Stop", Event::Finished),
+    ],
+    last_message: ("last_assistant_message", false),
+    cap: None,
+    editable: &[],
+    shells: &["run_shell_command"],
+    edits: &["edit", "replace"],
+    writes: &["write_file"],
+    question: Some(("ask_user_question", Shape::Any, AnswerBy::Deny)),
+    pre_tool_questions_only: true,
+    own_rules: false,
+    full_output: false,
+};
+
+/// Qwen Code.
+pub struct Qwen;
+
+impl Dialect for Qwen {
+    fn agent(&self) -> Agent {
+        AGENT
+    }
+
+    fn parse(&self, text: &str, event: Option<&str>) -> Result<Prompt, InputError> {
+        parse(AGENT, &QWEN, text, event)
+    }
+
+    fn render(&self, event: Event, verdict: &Verdict) -> Option<String> {
+        output(&QWEN, event, verdict)
+    }
+
+    fn install(&self) -> Install {
+        Install {
+            user_file: Some(UserFile {
+                env: None,
+                default: ".qwen",
+                file: "settings.json",
+            }),
+            project_file: ".qwen/settings.json",
+            layout: Layout::Groups {
+                unit: Unit::Milliseconds,
+            },
+            hooks: &[
+                Hook {
+                    event: "PermissionRequest",
+                    matcher: None,
+                    finished: false,
+                },
+                Hook {
+                    event: "PreToolUse",
+                    matcher: Some("ask_user_question"),
+                    finished: false,
+                },
+                Hook {
+                    event: "Stop",
+                    matcher: None,
+                    finished: true,
+                },
+            ],
+            enable: None,
+            pass_event: true,
+            notes: &[
+                "Qwen Code raises PermissionRequest in its interactive UI (and with --input-format stream-json), not in plain -p mode.",
+            ],
+        }
+    }
+}
