@@ -6,6 +6,8 @@
 
 use std::time::Duration;
 
+use arbiter_zebu::fakebot::SentMessage;
+
 use crate::support::TempQueue;
 use crate::support::agent_cli::{self, Agent, PROJECT, Project, Run};
 use crate::support::daemon::Running;
@@ -26,6 +28,16 @@ pub async fn exited(run: &mut Run, model: &FakeModel, d: Option<&Running>) {
         model.log(),
         d.map(Running::transcript).unwrap_or_default()
     );
+}
+
+/// Taps the option labelled `label` on the decision view `view` (its button is the option's letter).
+pub async fn tap_option(d: &Running, view: &SentMessage, label: &str) {
+    let letter = view
+        .plain
+        .lines()
+        .find_map(|line| line.strip_suffix(label)?.strip_suffix(". "))
+        .unwrap_or_else(|| panic!("no option {label}:\n{}", view.plain));
+    d.tap(view.message_id, letter).await;
 }
 
 /// Submits the plan whose review is showing.
@@ -70,7 +82,7 @@ async fn allowed_on_the_phone(agent: Agent) {
         "{}",
         decision.plain
     );
-    d.tap(id, "✅ Allow once").await;
+    tap_option(&d, &decision, "✅ Allow once").await;
     submit(&d).await;
     exited(&mut run, &model, Some(&d)).await;
     assert!(
@@ -91,7 +103,8 @@ async fn denied_with_a_reason(agent: Agent) {
     let Some(cli) = agent_cli::cli(agent) else {
         return;
     };
-    let q = TempQueue::new();
+    // The hook asks only when a daemon serves the queue (else nobody would see the question).
+    let d = Running::start(TempQueue::new()).await;
     let model = agent
         .model(vec![
             agent.shell("call_deny", "touch denied.txt"),
@@ -99,16 +112,16 @@ async fn denied_with_a_reason(agent: Agent) {
         ])
         .await;
     let project = Project::new(&cli, &model);
-    project.install(q.root(), &["--no-stop"]);
+    project.install(d.queue.root(), &["--no-stop"]);
     let mut run = project.start(&cli, "Create the file");
-    let owner = Owner::new(q.root());
+    let owner = Owner::new(d.queue.root());
     let plan = owner
         .wait_for_plan(LONG)
         .unwrap_or_else(|| panic!("no permission plan; the agent printed:\n{}", run.log()));
     owner.note(&plan.plan.id, "permission", REASON);
     owner.answer(&plan.plan.id, "permission", "deny");
     owner.submit(&plan.plan.id);
-    exited(&mut run, &model, None).await;
+    exited(&mut run, &model, Some(&d)).await;
     assert!(!project.dir().join("denied.txt").exists(), "{}", run.log());
     let output = model
         .tool_output("call_deny")

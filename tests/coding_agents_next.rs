@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use arbiter_zebu::fakebot::SentMessage;
 
-use crate::coding_agents::{LONG, exited, submit};
+use crate::coding_agents::{LONG, exited, submit, tap_option};
 use crate::support::TempQueue;
 use crate::support::agent_cli::{self, Agent, PROJECT, Project};
 use crate::support::daemon::{OWNER, Running};
@@ -22,16 +22,17 @@ fn is_card(m: &SentMessage) -> bool {
     m.plain.contains(&format!("finished · {PROJECT}"))
 }
 
-/// Opens the card announced as message `id` and shows its decision; returns the plan's view.
-async fn open_card(d: &Running, id: i32) -> SentMessage {
+/// Opens the card announced as message `id` and shows its decision; returns the plan's view and the decision's.
+async fn open_card(d: &Running, id: i32) -> (SentMessage, SentMessage) {
     d.tap(id, "📂 Open").await;
     let shown = d
         .wait_message(|m| m.message_id == id && m.plain.contains("📄"))
         .await;
     d.tap(id, "▶️ Continue").await;
-    d.wait_message(|m| m.message_id == id && m.plain.contains("1/1 · What next?"))
+    let decision = d
+        .wait_message(|m| m.message_id == id && m.plain.contains("1/1 · What next?"))
         .await;
-    shown
+    (shown, decision)
 }
 
 async fn goes_on_then_stops_on_done(agent: Agent) {
@@ -51,7 +52,7 @@ async fn goes_on_then_stops_on_done(agent: Agent) {
 
     // The first card: the agent's last message; the owner types what next.
     let first = d.wait_message(is_card).await;
-    let shown = open_card(&d, first.message_id).await;
+    let (shown, _) = open_card(&d, first.message_id).await;
     assert!(shown.plain.contains(FIRST), "{}", shown.plain);
     d.tap(first.message_id, "✏️ Custom").await;
     let prompt = d
@@ -81,13 +82,13 @@ async fn goes_on_then_stops_on_done(agent: Agent) {
         "{}",
         d.transcript()
     );
-    let shown = open_card(&d, second.message_id).await;
+    let (shown, decision) = open_card(&d, second.message_id).await;
     assert!(
         shown.plain.contains(SECOND) && !shown.plain.contains(FIRST),
         "{}",
         shown.plain
     );
-    d.tap(second.message_id, "🏁 Done").await;
+    tap_option(&d, &decision, "🏁 Done").await;
     submit(&d).await;
     exited(&mut run, &model, Some(&d)).await;
     assert_eq!(model.requests().len(), 2, "{}", model.log());
