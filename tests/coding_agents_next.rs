@@ -18,8 +18,10 @@ const FIRST: &str = "The first part is done.";
 const SECOND: &str = "The second part is done.";
 const INSTRUCTION: &str = "Now add a test for the empty cart";
 
+/// A finished card's announcement, not yet opened (not, say, the summary of one submitted).
 fn is_card(m: &SentMessage) -> bool {
     m.plain.contains(&format!("finished · {PROJECT}"))
+        && m.buttons().iter().any(|b| b.text == "📂 Open")
 }
 
 /// Opens the card announced as message `id` and shows its decision; returns the plan's view and the decision's.
