@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::cli_support::{Arbiter, Output, collect};
 use crate::support::TempQueue;
+use crate::support::daemon::Running;
 use crate::support::owner::Owner;
 
 const CODEX_PERMISSION: &str = include_str!("fixtures/agents/codex/PermissionRequest.json");
@@ -532,4 +533,39 @@ fn install_writes_each_agents_file_in_its_unit_and_says_what_to_do_next() {
     assert_eq!(copilot["hooks"]["agentStop"][0]["timeoutSec"], 660);
     let again = install(&q, home.path(), "copilot", &["--project", dir]);
     assert!(again.stdout.contains("permissionRequest (already there), preToolUse (already there), agentStop (already there)"), "{}", again.stdout);
+}
+
+/// The whole way: each finished card of a session is announced by the real daemon as a reply to the session's
+/// previous card, so the session reads as one thread on the phone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sessions_finished_cards_are_one_thread_in_the_chat() {
+    let d = Running::start(TempQueue::new()).await;
+    let owner = Owner::new(d.queue.root());
+    let child = hook(&d.queue, "codex", &[], CODEX_STOP).spawn();
+    let first = d.wait_message(|m| m.plain.contains("Codex finished")).await;
+    assert_eq!(first.reply_to, None);
+    let card = owner.wait_for_plan(WAIT).unwrap();
+    owner.custom(&card.plan.id, "next", "Now run the tests");
+    owner.submit(&card.plan.id);
+    let out = tokio::task::spawn_blocking(move || collect(child))
+        .await
+        .unwrap();
+    assert_eq!(
+        out.stdout,
+        "{\"decision\":\"block\",\"reason\":\"Now run the tests\"}\n"
+    );
+
+    let next = with(CODEX_STOP, "last_assistant_message", json!("Tests pass."));
+    let child = hook(&d.queue, "codex", &[], &next).spawn();
+    let second = d
+        .wait_message(|m| m.plain.contains("Codex finished") && m.message_id != first.message_id)
+        .await;
+    assert_eq!(second.reply_to, Some(first.message_id));
+    let card = owner.wait_for_plan(WAIT).unwrap();
+    owner.answer(&card.plan.id, "next", "done");
+    owner.submit(&card.plan.id);
+    let out = tokio::task::spawn_blocking(move || collect(child))
+        .await
+        .unwrap();
+    assert_eq!((out.code, out.stdout.as_str()), (Some(0), ""));
 }

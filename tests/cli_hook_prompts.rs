@@ -130,13 +130,34 @@ async fn a_plan_is_shown_whole_and_approved_on_the_phone() {
     d.tap(id, "▶️ Continue").await;
     d.wait_message(|m| m.message_id == id && m.plain.contains("1/1 · Approve this plan?"))
         .await;
-    d.tap(id, "A").await;
+    // The lone option reads as itself, beside 🔁 Request changes.
+    d.tap(id, "✅ Approve").await;
     submit(&d).await;
     let out = hook_output(child).await;
     let payload: Value = serde_json::from_str(PLAN).unwrap();
     assert_eq!(
         out["hookSpecificOutput"]["decision"],
         json!({"behavior": "allow", "updatedInput": payload["tool_input"]})
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_is_sent_back_in_one_tap_and_claude_reads_the_request() {
+    let d = Running::start(TempQueue::new()).await;
+    let child = hook(&d, PLAN);
+    let view = d
+        .open_decision("Plan: Add a cache", "1/1 · Approve this plan?")
+        .await;
+    d.tap(view.message_id, "🔁 Request changes").await;
+    let prompt = d
+        .wait_message(|m| m.plain.contains("What should the agent change in"))
+        .await;
+    d.fake
+        .send_reply(OWNER, "Use Redis, not moka", prompt.message_id);
+    let out = hook_output(child).await;
+    assert_eq!(
+        out["hookSpecificOutput"]["decision"],
+        json!({"behavior": "deny", "message": "The user asked for changes: Use Redis, not moka"})
     );
 }
 

@@ -300,7 +300,13 @@ async fn edit_sends_the_proposal_to_copy_and_shows_the_change_as_a_diff() {
         view.plain
     );
     let labels: Vec<String> = view.buttons().iter().map(|b| b.text.clone()).collect();
-    for want in ["✅ Approve as is", "✏️ Edit", "A"] {
+    // The plan's lone option reads as itself, beside 🔁 Request changes (the plan has one decision).
+    for want in [
+        "✅ Approve as is",
+        "✏️ Edit",
+        "Don't run it",
+        "🔁 Request changes",
+    ] {
         assert!(labels.iter().any(|l| l == want), "{want}: {labels:?}");
     }
     d.tap(id, "✏️ Edit").await;
@@ -351,7 +357,7 @@ async fn edit_sends_the_proposal_to_copy_and_shows_the_change_as_a_diff() {
     d.tap(id, "1. ✓ Q").await;
     d.wait_message(|m| m.message_id == id && m.plain.contains("Approved as is"))
         .await;
-    d.tap(id, "A").await;
+    d.tap(id, "Don't run it").await;
     d.wait_message(|m| m.message_id == id && m.plain.contains("Q → reject"))
         .await;
     let q = parse(&pending(&d), "k1").unwrap().decisions.remove(0);

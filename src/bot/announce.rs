@@ -3,11 +3,11 @@
 //! their own task so a command or a tap never waits behind them, and bursts are folded into one message
 //! (Telegram allows ~1 message/s per chat).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use teloxide::types::ChatId;
+use teloxide::types::{ChatId, MessageId};
 use tokio::sync::mpsc;
 
 use crate::plan::{Brief, Outline, Plan, Priority};
@@ -30,8 +30,41 @@ enum Heads {
     Reminder,
 }
 
+/// How many announced plans' messages are remembered for a follow-up plan (`reply_to`) to reply to.
+const THREADS_KEPT: usize = 512;
+
+/// The messages that announced the latest plans, per member: a plan that follows one up (`reply_to`, an agent's
+/// next finished card) is announced as a reply to it, so a session reads as one thread. Kept in memory only: after
+/// a restart the next card starts a new thread.
+#[derive(Default)]
+struct Threads {
+    sent: HashMap<Box<str>, HashMap<u64, MessageId>>,
+    order: VecDeque<Box<str>>,
+}
+
+impl Threads {
+    fn of(&self, plan: &str) -> Option<&HashMap<u64, MessageId>> {
+        self.sent.get(plan)
+    }
+
+    fn remember(&mut self, plan: &str, messages: HashMap<u64, MessageId>) {
+        if messages.is_empty() {
+            return;
+        }
+        if self.sent.insert(plan.into(), messages).is_none() {
+            self.order.push_back(plan.into());
+        }
+        while self.order.len() > THREADS_KEPT {
+            if let Some(old) = self.order.pop_front() {
+                self.sent.remove(&old);
+            }
+        }
+    }
+}
+
 /// Sends notices to every allowed user, folding bursts of new plans (and of reminders) into one message each.
 pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
+    let mut threads = Threads::default();
     let mut recent: VecDeque<Instant> = VecDeque::new();
     let mut held: Vec<(Heads, Arc<Listed>)> = Vec::new();
     loop {
@@ -82,7 +115,7 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
             }
             Notice::New(plans) => {
                 let items = plans.into_iter().map(|p| (Heads::New, p)).collect();
-                announce(&ctx, &mut recent, &mut held, items).await;
+                announce(&ctx, &mut recent, &mut held, &mut threads, items).await;
             }
             Notice::Reminder(plan) => {
                 let silent = quiet(&ctx, [&plan.plan]);
@@ -92,6 +125,7 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
                     &ctx,
                     &mut recent,
                     &mut held,
+                    &mut threads,
                     vec![(Heads::Reminder, listed)],
                 )
                 .await;
@@ -119,6 +153,7 @@ async fn announce(
     ctx: &Ctx,
     recent: &mut VecDeque<Instant>,
     held: &mut Vec<(Heads, Arc<Listed>)>,
+    threads: &mut Threads,
     items: Vec<(Heads, Arc<Listed>)>,
 ) {
     let now = Instant::now();
@@ -143,11 +178,17 @@ async fn announce(
                 }
                 _ => None,
             };
-            let view = |plans: &[&Brief]| match (&revised, plans) {
-                (Some((before, now)), [_]) => views::revision_announcement(&now.plan, before),
-                _ => burst_view(heads, plans),
+            let view = match &revised {
+                Some((before, now)) => views::revision_announcement(&now.plan, before),
+                None => burst_view(heads, &[brief]),
             };
-            to_approvers(ctx, &[brief], view, silent).await;
+            if heads == Heads::New {
+                let replying = brief.reply_to().and_then(|to| threads.of(to)).cloned();
+                let sent = in_thread(ctx, brief, &view, silent, replying.as_ref()).await;
+                threads.remember(brief.id(), sent);
+            } else {
+                to_approvers(ctx, &[brief], |_| view.clone(), silent).await;
+            }
         } else {
             held.push((heads, plan));
         }
@@ -206,6 +247,37 @@ async fn to_approvers<P: Outline + Sync>(
             send_to(ctx, vec![user], &make(&theirs), silent).await;
         }
     }
+}
+
+/// Sends the announcement of `plan` to each member who gets its messages, as a reply to that member's message of
+/// `replying` when there is one; returns the message each member got.
+async fn in_thread(
+    ctx: &Ctx,
+    plan: &Brief,
+    view: &views::View,
+    silent: bool,
+    replying: Option<&HashMap<u64, MessageId>>,
+) -> HashMap<u64, MessageId> {
+    let access = ctx.actions.access();
+    let members: Vec<u64> = access.members().collect();
+    let mut sent = HashMap::new();
+    for user in members.into_iter().filter(|u| access.receives(*u, plan)) {
+        let chat = ChatId(user as i64);
+        let patience = Patience::Persistent;
+        let result = match replying.and_then(|r| r.get(&user)) {
+            Some(to) => ctx.api.send_reply(chat, view, silent, patience, *to).await,
+            None => ctx.api.send(chat, view, silent, patience).await,
+        };
+        match result {
+            Ok(id) => {
+                sent.insert(user, id);
+            }
+            Err(e) => {
+                tracing::warn!(user, error = %e, "can't deliver an announcement (has the user sent /start to the bot?)");
+            }
+        }
+    }
+    sent
 }
 
 /// Sends `view` to every member (warnings about files, which name no approvers yet).

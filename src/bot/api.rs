@@ -163,6 +163,35 @@ impl Api {
         self.send_in(chat, None, view, silent, patience).await
     }
 
+    /// Sends a view as a new message in reply to message `to` of the same chat (sent anyway if that one is
+    /// gone); returns its id.
+    pub async fn send_reply(
+        &self,
+        chat: ChatId,
+        view: &View,
+        silent: bool,
+        patience: Patience,
+        to: MessageId,
+    ) -> Result<MessageId, RequestError> {
+        retry("sendMessage", patience, || {
+            let mut req = self
+                .bot
+                .send_message(chat, view.text.clone())
+                .parse_mode(ParseMode::MarkdownV2)
+                .reply_parameters(
+                    teloxide::types::ReplyParameters::new(to).allow_sending_without_reply(),
+                );
+            if let Some(m) = markup(view) {
+                req = req.reply_markup(m);
+            }
+            if silent {
+                req = req.disable_notification(true);
+            }
+            async move { req.await.map(|m| m.id) }
+        })
+        .await
+    }
+
     /// Sends a view as a new message into forum topic `thread` of a group (`None`: the chat itself, or a
     /// forum's General topic); returns its id.
     pub async fn send_in(

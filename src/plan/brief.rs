@@ -97,6 +97,8 @@ pub struct Brief {
     tag: Option<Box<str>>,
     agent: Option<Box<str>>,
     created_at: Option<Box<str>>,
+    /// The plan this one follows up (`reply_to`): its announcement is a reply to that plan's.
+    reply_to: Option<Box<str>>,
     /// Timing, approval and delegations; `None` when none of them says anything (most plans): no allocation.
     people: Option<Box<People>>,
     decisions: u32,
@@ -159,6 +161,7 @@ impl Brief {
             tag: text(&plan.tag),
             agent: text(&plan.agent),
             created_at: text(&plan.created_at),
+            reply_to: text(&plan.reply_to),
             people,
             decisions: count(plan.decisions.len()),
             pending: count(plan.count(DecisionStatus::Pending)),
@@ -170,6 +173,12 @@ impl Brief {
 }
 
 impl Brief {
+    /// The plan this one follows up (`reply_to`), whose announcement this one's replies to.
+    #[must_use]
+    pub fn reply_to(&self) -> Option<&str> {
+        self.reply_to.as_deref()
+    }
+
     /// False when the plan has no deadline, reminders or escalation: the clock never finds it due.
     #[must_use]
     pub fn may_be_due(&self) -> bool {

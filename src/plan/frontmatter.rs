@@ -34,6 +34,8 @@ pub struct Frontmatter {
     pub revision: u32,
     /// `feedback`, `feedback_by`, `feedback_at`.
     pub feedback: Option<Feedback>,
+    /// `reply_to`: the plan this one follows up (an agent's finished card: the session's previous card).
+    pub reply_to: Option<String>,
     /// 0-based line indices of the YAML text.
     pub lines: Range<usize>,
     /// 0-based index of the first body line (after the closing `---`).
@@ -170,6 +172,7 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
         outcome,
         revision,
         feedback,
+        reply_to: text("reply_to")?,
         lines: 1..close,
         body_start: close + 1,
         map: mapping,

@@ -280,6 +280,9 @@ pub struct Plan {
     /// `feedback` (with `feedback_by`, `feedback_at`): the request for changes the plan was sent back with, or
     /// (on a revision) the one it answers.
     pub feedback: Option<Feedback>,
+    /// `reply_to`: the plan this one follows up (an agent's finished card: the session's previous card); its
+    /// announcement is sent as a reply to that plan's.
+    pub reply_to: Option<String>,
     /// The plan's own context: the body between the `# ` heading and the first decision, trimmed,
     /// without `---` rules.
     pub context: String,

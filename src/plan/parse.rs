@@ -83,6 +83,7 @@ pub(super) fn parse_with_frontmatter(
         outcome: fm.outcome,
         revision: fm.revision,
         feedback: fm.feedback,
+        reply_to: fm.reply_to,
         context,
         decisions,
         frontmatter_lines: fm.lines,

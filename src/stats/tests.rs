@@ -39,6 +39,7 @@ pub(super) fn plan(
         outcome: None,
         revision: 1,
         feedback: None,
+        reply_to: None,
         context: String::new(),
         decisions: Vec::new(),
         frontmatter_lines: 0..0,

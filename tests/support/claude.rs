@@ -86,6 +86,8 @@ impl Project {
                 "install",
                 "--timeout",
                 "120s",
+                // These tests are about prompts: no "What next?" card at the end of each turn.
+                "--no-stop",
                 "--project",
             ])
             .arg(project.path())

@@ -6,8 +6,8 @@ use crate::telegram::callback::Callback;
 use crate::telegram::render::{Block, excerpt, render};
 
 use super::layout::{
-    Caps, Draft, MAX_OPTION_BUTTONS, code_line, fit, fit_first, index16, letter, line, pref,
-    rows_of,
+    Caps, Draft, MAX_OPTION_BUTTONS, button_text, code_line, fit, fit_first, index16, letter, line,
+    pref, rows_of,
 };
 use super::{Button, View, Viewer, full_context};
 
@@ -271,6 +271,8 @@ fn keyboard(
     let chosen = d
         .chosen_option()
         .filter(|_| d.status == DecisionStatus::Answered);
+    // The one decision of a plan is the whole plan: sending it back is one tap away, beside its answers.
+    let sends_back = plan.decisions.len() == 1 && !plan.elicitation && viewer.approves();
     let kind_rows = super::kinds::kind_buttons(plan, index, d, picks);
     let lettered = kind_rows.is_none() || matches!(d.kind, Kind::Edit { .. });
     keyboard.extend(kind_rows.unwrap_or_default());
@@ -286,15 +288,24 @@ fn keyboard(
                 option: index16(i)?,
                 seen: seen::of_option(d, option),
             };
-            let letter = letter(i);
-            let text = if chosen == Some(i) {
-                format!("✓ {letter}")
+            // A lone option reads as itself beside `🔁 Request changes` (`✅ Approve`), not as a letter.
+            let name = if d.options.len() == 1 && sends_back {
+                button_text("", shown_label(option))
             } else {
-                letter
+                letter(i)
+            };
+            let text = if chosen == Some(i) {
+                format!("✓ {name}")
+            } else {
+                name
             };
             Some(Button::new(text, answer))
         })
         .collect();
+    let mut options: Vec<Button> = options;
+    if sends_back {
+        options.push(request_changes(plan));
+    }
     keyboard.extend(rows_of(options, 3));
 
     let seen = seen::of_decision(d);
@@ -349,6 +360,26 @@ fn keyboard(
         keyboard.push(vec![back_to_plan(plan)]);
     }
     keyboard
+}
+
+/// What an option's button or line shows: its label, else its key.
+fn shown_label(option: &crate::plan::DecisionOption) -> &str {
+    if option.label.trim().is_empty() {
+        &option.key
+    } else {
+        &option.label
+    }
+}
+
+/// `🔁 Request changes`: the owner types what the agent should change, and the plan goes back to it.
+pub(super) fn request_changes(plan: &Plan) -> Button {
+    Button::new(
+        "🔁 Request changes",
+        Callback::RequestChanges {
+            plan: pref(plan),
+            seen: seen::of_answers(plan),
+        },
+    )
 }
 
 fn back_to_plan(plan: &Plan) -> Button {

@@ -201,6 +201,8 @@ impl View {
 }
 
 #[cfg(test)]
+mod hook_tests;
+#[cfg(test)]
 mod hostile_tests;
 #[cfg(test)]
 mod kinds_tests;

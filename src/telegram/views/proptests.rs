@@ -112,6 +112,7 @@ fn arb_plan() -> impl Strategy<Value = Plan> {
                 outcome: None,
                 revision: 1,
                 feedback: None,
+                reply_to: None,
                 context,
                 decisions,
                 frontmatter_lines: 0..0,

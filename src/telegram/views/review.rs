@@ -65,13 +65,7 @@ pub(super) fn review_view(plan: &Plan, confirm: Option<&str>, viewer: &Viewer) -
     // Sending the plan back is the approvers' (a delegate sees only their decisions); an elicitation is declined
     // instead.
     if viewer.only.is_none() && !plan.elicitation {
-        keyboard.push(vec![Button::new(
-            "🔁 Request changes",
-            Callback::RequestChanges {
-                plan: pref(plan),
-                seen: crate::actions::seen::of_answers(plan),
-            },
-        )]);
+        keyboard.push(vec![super::decision::request_changes(plan)]);
     }
     keyboard.push(vec![Button::new(
         "↩️ Back",

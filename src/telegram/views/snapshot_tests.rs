@@ -205,7 +205,8 @@ Context for the human reviewer.
 [⬜ 1. Auth Strategy]
 [⬜ 2. Database]
 [⬜ 3. Caching]
-[▶️ Continue] [↩️ Back]";
+[▶️ Continue] [↩️ Back]
+[🔁 Request changes]";
     assert_eq!(super::plan(&plan, &Drawn::now()).to_plain(), want);
     assert!(
         custom_prompt(&plan, 0)

@@ -172,7 +172,11 @@ impl Prompt {
     }
 
     /// The plan to push; `revision` is its revision number when it revises a plan sent back.
-    fn spec(&self, options: &PlanOptions, revision: Option<u32>) -> Result<PlanSpec, String> {
+    pub(crate) fn spec(
+        &self,
+        options: &PlanOptions,
+        revision: Option<u32>,
+    ) -> Result<PlanSpec, String> {
         Ok(match self {
             Prompt::Permission(call) => permission::plan_spec(call, options),
             Prompt::Questions {

@@ -97,16 +97,19 @@ pub fn verdict(plan: &Plan, call: &ToolCall) -> Verdict {
         Some(who) if !who.is_empty() => format!(" by {who}"),
         _ => String::new(),
     };
-    if decision.and_then(|d| d.answer.as_deref()) == Some(APPROVE) {
-        Verdict::Allow {
+    match decision.and_then(|d| d.answer.as_deref().map(|a| (a, d.is_custom_answer()))) {
+        Some((APPROVE, _)) => Verdict::Allow {
             reason: format!("Plan approved{by} via Arbiter"),
             session: Vec::new(),
             updated_input: Some(call.input.clone()),
-        }
-    } else {
-        Verdict::Ask {
+        },
+        // A typed answer is what to change, as `🔁 Request changes` would send it.
+        Some((text, true)) if !text.trim().is_empty() => Verdict::Deny {
+            reason: format!("The user asked for changes: {}", text.trim()),
+        },
+        _ => Verdict::Ask {
             reason: "The plan was not approved in Arbiter; answer here".to_owned(),
-        }
+        },
     }
 }
 
