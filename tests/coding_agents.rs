@@ -30,8 +30,12 @@ pub async fn exited(run: &mut Run, model: &FakeModel, d: Option<&Running>) {
     );
 }
 
-/// Taps the option labelled `label` on the decision view `view` (its button is the option's letter).
+/// Taps the option labelled `label` on the decision view `view`: its button reads as the label when it is the
+/// only option, else as the option's letter.
 pub async fn tap_option(d: &Running, view: &SentMessage, label: &str) {
+    if view.buttons().iter().any(|b| b.text == label) {
+        return d.tap(view.message_id, label).await;
+    }
     let letter = view
         .plain
         .lines()
