@@ -569,3 +569,24 @@ async fn a_sessions_finished_cards_are_one_thread_in_the_chat() {
         .unwrap();
     assert_eq!((out.code, out.stdout.as_str()), (Some(0), ""));
 }
+
+#[test]
+fn a_hook_its_agent_ends_withdraws_its_question() {
+    let q = TempQueue::served();
+    let child = hook(&q, "codex", &[], CODEX_STOP).spawn();
+    let owner = Owner::new(q.root());
+    owner.wait_for_plan(WAIT).expect("the card is pending");
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = collect(child);
+    assert_eq!((out.code, out.stdout.as_str()), (Some(0), ""));
+    assert!(
+        out.stderr.contains("the agent ended the hook (SIGTERM)"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(q.files("pending"), Vec::<String>::new(), "withdrawn");
+}

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use sha2::{Digest, Sha256};
 
 use crate::agent::spec::{DecisionSpec, PlanSpec};
-use crate::agent::{WaitOutcome, push_spec, wait_for_completion};
+use crate::agent::{WaitOutcome, push_spec};
 use crate::clock::now as now_rfc3339;
 use crate::plan::{DecisionStatus, Plan, PlanStatus};
 use crate::queue::Queue;
@@ -54,10 +54,12 @@ pub enum LastMessage {
     /// what is new since the session's previous card.
     Cumulative(String),
     /// In the agent's transcript, which may get the turn's last message a moment after the hook starts: `read`
-    /// reads the file's text.
+    /// reads the file's text, with `call` (what identifies this hook call in the transcript, when the agent
+    /// writes its hook calls there).
     Transcript {
         path: PathBuf,
-        read: fn(&str) -> Turn,
+        call: Option<String>,
+        read: fn(&str, Option<&str>) -> Turn,
     },
 }
 
@@ -66,7 +68,8 @@ pub enum LastMessage {
 pub struct Turn {
     /// The latest message of the agent's.
     pub message: Option<String>,
-    /// The message answers the latest prompt (it came after the user's last message): the turn is all there.
+    /// The turn is all there: the transcript holds this hook call (or, where it names none, the message came after
+    /// the user's last one).
     pub complete: bool,
 }
 
@@ -76,6 +79,7 @@ pub async fn run(
     dialect: &dyn Dialect,
     finished: &Finished,
     options: &HookOptions,
+    watch: &mut super::abandon::Watch,
 ) -> Reply {
     let (message, note) = last_message(&finished.last).await;
     let stop = |reason: String| Reply {
@@ -89,7 +93,13 @@ pub async fn run(
         Ok(id) => id,
         Err(reason) => return stop(reason),
     };
-    let outcome = wait_for_completion(queue, &id, Some(options.stop_timeout)).await;
+    let outcome = match super::waiting(queue, &id, options.stop_timeout, watch).await {
+        Ok(outcome) => outcome,
+        Err(why) => {
+            withdraw(queue, &id);
+            return stop(format!("{why}: plan `{id}` withdrawn from the queue"));
+        }
+    };
     let verdict = match outcome {
         Ok(WaitOutcome::Completed(done)) => {
             forget_notification(queue, &done.plan);
@@ -278,12 +288,12 @@ async fn last_message(last: &LastMessage) -> (Option<String>, Option<String>) {
     match last {
         LastMessage::Text(text) => (text.clone(), None),
         LastMessage::Cumulative(all) => (Some(all.clone()), None),
-        LastMessage::Transcript { path, read } => {
+        LastMessage::Transcript { path, call, read } => {
             let start = Instant::now();
             loop {
                 let turn = tokio::fs::read(path)
                     .await
-                    .map(|bytes| read(&String::from_utf8_lossy(&bytes)));
+                    .map(|bytes| read(&String::from_utf8_lossy(&bytes), call.as_deref()));
                 match turn {
                     Ok(turn) if turn.complete => return (turn.message, None),
                     Ok(turn) if start.elapsed() >= TRANSCRIPT_WAIT => {

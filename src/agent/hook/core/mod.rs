@@ -10,6 +10,7 @@
 //! choice), and the reason goes to stderr. Every plan the hook gives up on leaves the queue through
 //! [`withdraw`].
 
+mod abandon;
 pub mod ask;
 pub mod change;
 pub mod dialect;
@@ -33,6 +34,7 @@ use crate::queue::{Loaded, Location, Queue, audit, notify_file};
 
 use crate::agent::revise::revise_spec;
 use crate::agent::{AgentError, WaitOutcome, push_spec, wait_for_completion};
+use abandon::Watch;
 pub use dialect::Dialect;
 
 pub use form::FormInput;
@@ -287,6 +289,7 @@ pub async fn answer(
         Ok(prompt) => prompt,
         Err(e) => return Reply::fallback(dialect, e.answer_as, &e.reason),
     };
+    let mut watch = Watch::start();
     let event = prompt.event();
     let queue = match open() {
         Ok(queue) => queue,
@@ -305,9 +308,9 @@ pub async fn answer(
         return Reply::fallback(dialect, Some(event), &reason);
     }
     if let Prompt::Finished(finished) = &prompt {
-        return finished::run(&queue, dialect, finished, options).await;
+        return finished::run(&queue, dialect, finished, options, &mut watch).await;
     }
-    ask(&queue, dialect, &prompt, event, options).await
+    ask(&queue, dialect, &prompt, event, options, &mut watch).await
 }
 
 /// Why nobody would see a question pushed now: no daemon holds the queue's instance lock. `None` when one does
@@ -329,6 +332,7 @@ async fn ask(
     prompt: &Prompt,
     event: Event,
     options: &HookOptions,
+    watch: &mut Watch,
 ) -> Reply {
     let previous = prompt.revises(queue);
     let revision = previous.as_ref().map(|p| p.plan.revision + 1);
@@ -348,7 +352,15 @@ async fn ask(
             return Reply::fallback(dialect, Some(event), &reason);
         }
     };
-    let last = match wait_for_completion(queue, &id, Some(options.timeout)).await {
+    let waited = match waiting(queue, &id, options.timeout, watch).await {
+        Ok(waited) => waited,
+        Err(why) => {
+            withdraw(queue, &id);
+            let reason = format!("{why}: plan `{id}` withdrawn from the queue");
+            return Reply::fallback(dialect, Some(event), &reason);
+        }
+    };
+    let last = match waited {
         Ok(WaitOutcome::Completed(done)) => return answered(queue, dialect, &done, prompt, event),
         Ok(WaitOutcome::TimedOut(last)) => last,
         // Sent back: the owner's request for changes is the reason the model reads (the plan stays in returned/,
@@ -397,6 +409,19 @@ async fn ask(
                 ""
             }
         )),
+    }
+}
+
+/// Waits for plan `id` (at most `timeout`), unless the agent stops waiting first: `Err` says how it did.
+async fn waiting(
+    queue: &Queue,
+    id: &str,
+    timeout: Duration,
+    watch: &mut Watch,
+) -> Result<Result<WaitOutcome, AgentError>, String> {
+    tokio::select! {
+        outcome = wait_for_completion(queue, id, Some(timeout)) => Ok(outcome),
+        why = watch.abandoned() => Err(why),
     }
 }
 

@@ -138,6 +138,7 @@ fn parse(text: &str, hint: Option<&str>) -> Result<Prompt, InputError> {
         let last = match first_string(&fields, &["transcriptPath", "transcript_path"]) {
             Some(path) => LastMessage::Transcript {
                 path: path.into(),
+                call: fields.get("timestamp").map(Value::to_string),
                 read: last_turn,
             },
             None => LastMessage::Text(first_string(&fields, &["lastAssistantMessage", "message"])),
@@ -219,22 +220,39 @@ fn act(tool: &str, input: &Map<String, Value>, cwd: Option<&str>) -> Act {
     }
 }
 
-/// The latest message of the assistant's in a Copilot transcript (JSONL), and whether it answers the latest user
-/// message. Lines are read leniently: the role from `type` (`assistant.message`, `user.message`), `role` or
-/// `message.role`; the text from `data.content`, `content`, `message.content` or `text` (a string, or a list of
-/// `{"type": "text", "text": …}` parts). A line that does not read is skipped.
+/// The turn's last message in a Copilot transcript (`events.jsonl`), and whether the turn is all there. Copilot
+/// writes each hook call into it (`hook.start`, its input with the call's `timestamp`), a few hundred milliseconds
+/// late at times: with `call` (this call's timestamp) the turn is the assistant's last message before this call's
+/// `hook.start`, complete once that line is there. Without it, the latest assistant message, complete when no
+/// user message came after it. Lines are read leniently: the role from `type` (`assistant.message`,
+/// `user.message`), `role` or `message.role`; the text from `data.content`, `content`, `message.content` or `text`
+/// (a string, or a list of `{"type": "text", "text": …}` parts). A line that does not read is skipped.
 #[must_use]
-pub fn last_turn(transcript: &str) -> Turn {
+pub fn last_turn(transcript: &str, call: Option<&str>) -> Turn {
     let mut message = None;
     let mut complete = false;
     for line in transcript.lines() {
         let Ok(Value::Object(event)) = serde_json::from_str::<Value>(line) else {
             continue;
         };
+        if let Some(call) = call
+            && is_call(&event, call)
+        {
+            return Turn {
+                message,
+                complete: true,
+            };
+        }
         let role = role(&event);
         let text = text_of(&event);
         match role.as_deref() {
-            Some(r) if r.starts_with("user") => complete = false,
+            Some(r) if r.starts_with("user") => {
+                complete = false;
+                // Looking for this call's turn: a message before the turn's prompt is an earlier turn's.
+                if call.is_some() {
+                    message = None;
+                }
+            }
             Some(r) if r.starts_with("assistant") => {
                 if let Some(text) = text.filter(|t| !t.trim().is_empty()) {
                     message = Some(text);
@@ -244,7 +262,23 @@ pub fn last_turn(transcript: &str) -> Turn {
             _ => {}
         }
     }
-    Turn { message, complete }
+    Turn {
+        message,
+        // This call's own line is not there yet: the turn may not be either.
+        complete: complete && call.is_none(),
+    }
+}
+
+/// Whether a transcript line is the `hook.start` of the `agentStop` call whose input's `timestamp` is `call`.
+fn is_call(event: &Map<String, Value>, call: &str) -> bool {
+    let data = event.get("data");
+    event.get("type").and_then(Value::as_str) == Some("hook.start")
+        && data.and_then(|d| d.get("hookType")).and_then(Value::as_str) == Some("agentStop")
+        && data
+            .and_then(|d| d.get("input"))
+            .and_then(|i| i.get("timestamp"))
+            .and_then(Value::as_i64)
+            .is_some_and(|t| call.parse() == Ok(t))
 }
 
 fn role(event: &Map<String, Value>) -> Option<String> {

@@ -348,24 +348,43 @@ fn copilot_answers_flat_and_shows_its_own_diff() {
 #[test]
 fn copilots_transcript_gives_the_turns_last_message_once_it_is_there() {
     let transcript = fixture!("copilot", "transcript-events.jsonl");
-    let turn = super::copilot::last_turn(transcript);
+    let last_turn = super::copilot::last_turn;
+    // The agentStop hook's own line names its call (the input's timestamp).
+    let call = Some("1795800314406");
+    let turn = last_turn(transcript, call);
     assert_eq!(
         (turn.message.as_deref(), turn.complete),
         (Some("Created the file."), true)
     );
-    // The hook started before the reply landed: the turn is not all there yet.
-    let cut = transcript
+    // The hook started before Copilot wrote the turn: not there yet, even with an earlier turn's message.
+    let early: String = transcript
         .lines()
         .take_while(|l| !l.contains("Created the file."))
-        .collect::<Vec<_>>()
-        .join("\n");
-    let early = super::copilot::last_turn(&cut);
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let early = last_turn(&early, call);
     assert_eq!((early.message, early.complete), (None, false));
+    // A second finished call: its own line is not written yet, so the first turn's message is stale.
+    let stale = last_turn(transcript, Some("1795800399999"));
+    assert_eq!(
+        (stale.message.as_deref(), stale.complete),
+        (Some("Created the file."), false)
+    );
+    // Its turn written: the message after its prompt (none here: the continuation wrote no text).
+    let second = format!(
+        "{transcript}{}\n{}\n",
+        json!({"type": "user.message", "data": {"content": "Now run the tests"}}),
+        json!({"type": "hook.start", "data": {"hookType": "agentStop", "input": {"timestamp": 1795800399999_i64}}})
+    );
+    let second = last_turn(&second, Some("1795800399999"));
+    assert_eq!((second.message, second.complete), (None, true));
+    // Without a call to look for: the latest message, complete unless a prompt came after it.
+    assert!(last_turn(transcript, None).complete);
     let next_prompt = format!(
         "{transcript}\n{}\nnot json\n",
         json!({"type": "user.message", "data": {"content": "go on"}})
     );
-    let waiting = super::copilot::last_turn(&next_prompt);
+    let waiting = last_turn(&next_prompt, None);
     assert_eq!(
         (waiting.message.as_deref(), waiting.complete),
         (Some("Created the file."), false)
