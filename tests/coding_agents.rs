@@ -1,12 +1,14 @@
 //! Codex, Gemini CLI, Qwen Code and Copilot CLI for real (pinned in .ci/agents), offline against the project's
 //! fake model API (tests/support/model.rs), their hooks written by `arbiter hook AGENT install --project`, with
 //! the real daemon on the fake Bot API: a command the owner allows on the phone runs; a command the owner
-//! denies with a reason does not, and the model reads the reason. (What next, when the agent finishes its turn:
-//! coding_agents_next.rs.)
+//! denies with a reason does not, and the model reads the reason; the agent's question tool, where it reaches a
+//! hook outside an interactive UI (Codex, Qwen Code), is answered on the phone. (What next, when the agent
+//! finishes its turn: coding_agents_next.rs.)
 
 use std::time::Duration;
 
 use arbiter_zebu::fakebot::SentMessage;
+use serde_json::{Value, json};
 
 use crate::support::TempQueue;
 use crate::support::agent_cli::{self, Agent, PROJECT, Project, Run};
@@ -133,6 +135,42 @@ async fn denied_with_a_reason(agent: Agent) {
     assert!(output.contains(REASON), "{output}");
 }
 
+const QUESTION: &str = "Which database should the service use?";
+
+/// The model calls the agent's question tool (`tool`, with `args` asking [`QUESTION`]): the question reaches the
+/// phone as a plan, the owner taps `SQLite`, and the model reads the answer as the tool's result.
+async fn question_answered_on_the_phone(agent: Agent, tool: &str, args: Value) {
+    let Some(cli) = agent_cli::cli(agent) else {
+        return;
+    };
+    let d = Running::start(TempQueue::new()).await;
+    let model = agent
+        .model(vec![
+            Turn::Tool {
+                id: "call_ask".to_owned(),
+                name: tool.to_owned(),
+                args,
+            },
+            Turn::Text("SQLite it is.".to_owned()),
+        ])
+        .await;
+    let project = Project::new(&cli, &model);
+    project.install(d.queue.root(), &["--no-stop"]);
+    let mut run = project.start(&cli, "Set up the service");
+    let plan = Owner::new(d.queue.root())
+        .wait_for_plan(LONG)
+        .unwrap_or_else(|| panic!("no question plan; the agent printed:\n{}", run.log()));
+    let view = d.open_decision(&plan.plan.title, "1/1 ·").await;
+    assert!(view.plain.contains(QUESTION), "{}", view.plain);
+    tap_option(&d, &view, "SQLite").await;
+    submit(&d).await;
+    exited(&mut run, &model, Some(&d)).await;
+    let output = model
+        .tool_output("call_ask")
+        .unwrap_or_else(|| panic!("no tool result reached the model:\n{}", model.log()));
+    assert!(output.contains("The user answered: SQLite"), "{output}");
+}
+
 mod codex {
     use super::*;
 
@@ -144,6 +182,15 @@ mod codex {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_command_denied_with_a_reason_does_not_run_and_the_model_reads_why() {
         denied_with_a_reason(Agent::Codex).await;
+    }
+
+    /// `request_user_input` works only in Codex's Plan mode, but its `PreToolUse` comes first in any mode.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn request_user_input_is_answered_on_the_phone() {
+        let args = json!({"questions": [{"id": "db", "header": "Database", "question": QUESTION,
+            "options": [{"label": "Postgres (Recommended)", "description": "Relational"},
+                        {"label": "SQLite", "description": "One file"}]}]});
+        question_answered_on_the_phone(Agent::Codex, "request_user_input", args).await;
     }
 }
 
@@ -172,6 +219,14 @@ mod qwen {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_command_denied_with_a_reason_does_not_run_and_the_model_reads_why() {
         denied_with_a_reason(Agent::Qwen).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn ask_user_question_is_answered_on_the_phone() {
+        let args = json!({"questions": [{"question": QUESTION, "header": "Database", "multiSelect": false,
+            "options": [{"label": "Postgres", "description": "Relational"},
+                        {"label": "SQLite", "description": "One file"}]}]});
+        question_answered_on_the_phone(Agent::Qwen, "ask_user_question", args).await;
     }
 }
 
