@@ -135,6 +135,78 @@ async fn denied_with_a_reason(agent: Agent) {
     assert!(output.contains(REASON), "{output}");
 }
 
+const BEFORE: &str = "const MAX_RETRIES: u32 = 3;\n";
+const AFTER: &str = "const MAX_RETRIES: u32 = 5;\n";
+
+/// The model edits `src/config.rs` with the agent's edit tool: the phone shows the change as a diff (not the
+/// tool's JSON), the owner allows it, the file changes.
+async fn an_edit_shows_its_diff(agent: Agent) {
+    let Some(cli) = agent_cli::cli(agent) else {
+        return;
+    };
+    let d = Running::start(TempQueue::new()).await;
+    let model = agent.model(Vec::new()).await;
+    let project = Project::new(&cli, &model);
+    let file = project.dir().join("src/config.rs");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, BEFORE).unwrap();
+    let path = file.to_string_lossy().into_owned();
+    let (tool, args) = match agent {
+        Agent::Gemini => (
+            "replace",
+            json!({"file_path": path, "instruction": "Retry five times",
+            "old_string": "3;", "new_string": "5;"}),
+        ),
+        Agent::Qwen => (
+            "edit",
+            json!({"file_path": path, "old_string": "3;", "new_string": "5;"}),
+        ),
+        Agent::Copilot => (
+            "edit",
+            json!({"path": path, "old_str": "3;", "new_str": "5;"}),
+        ),
+        Agent::Codex | Agent::ClaudeCode => unreachable!("not an edit this test makes"),
+    };
+    if agent == Agent::Qwen {
+        // Qwen Code edits only a file read in the session.
+        model.push(vec![Turn::Tool {
+            id: "call_read".to_owned(),
+            name: "read_file".to_owned(),
+            args: json!({"file_path": path}),
+        }]);
+    }
+    model.push(vec![
+        Turn::Tool {
+            id: "call_edit".to_owned(),
+            name: tool.to_owned(),
+            args,
+        },
+        Turn::Text("Edited.".to_owned()),
+    ]);
+    project.install(d.queue.root(), &["--no-stop"]);
+    let mut run = project.start(&cli, "Retry five times");
+    let plan = Owner::new(d.queue.root())
+        .wait_for_plan(LONG)
+        .unwrap_or_else(|| panic!("no permission plan; the agent printed:\n{}", run.log()));
+    let view = d.open_decision(&plan.plan.title, "1/1 ·").await;
+    for line in [
+        "-const MAX_RETRIES: u32 = 3;",
+        "+const MAX_RETRIES: u32 = 5;",
+    ] {
+        assert!(view.plain.contains(line), "{line} not in:\n{}", view.plain);
+    }
+    assert!(!view.plain.contains("old_str"), "{}", view.plain);
+    tap_option(&d, &view, "✅ Allow once").await;
+    submit(&d).await;
+    exited(&mut run, &model, Some(&d)).await;
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        AFTER,
+        "{}",
+        run.log()
+    );
+}
+
 const QUESTION: &str = "Which database should the service use?";
 
 /// The model calls the agent's question tool (`tool`, with `args` asking [`QUESTION`]): the question reaches the
@@ -206,6 +278,11 @@ mod gemini {
     async fn a_command_denied_with_a_reason_does_not_run_and_the_model_reads_why() {
         denied_with_a_reason(Agent::Gemini).await;
     }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_edit_shows_its_diff_on_the_phone() {
+        an_edit_shows_its_diff(Agent::Gemini).await;
+    }
 }
 
 mod qwen {
@@ -219,6 +296,11 @@ mod qwen {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_command_denied_with_a_reason_does_not_run_and_the_model_reads_why() {
         denied_with_a_reason(Agent::Qwen).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_edit_shows_its_diff_on_the_phone() {
+        an_edit_shows_its_diff(Agent::Qwen).await;
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -241,5 +323,10 @@ mod copilot {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_command_denied_with_a_reason_does_not_run_and_the_model_reads_why() {
         denied_with_a_reason(Agent::Copilot).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_edit_shows_its_diff_on_the_phone() {
+        an_edit_shows_its_diff(Agent::Copilot).await;
     }
 }

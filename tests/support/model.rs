@@ -99,6 +99,11 @@ impl FakeModel {
         }
     }
 
+    /// Adds turns to the script (ones that name a path known only once the project exists).
+    pub fn push(&self, turns: Vec<Turn>) {
+        self.lock().script.extend(turns);
+    }
+
     /// The main loop's request bodies so far.
     #[must_use]
     pub fn requests(&self) -> Vec<Value> {
