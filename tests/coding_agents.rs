@@ -2,9 +2,8 @@
 //! fake model API (tests/support/model.rs), their hooks written by `arbiter hook AGENT install --project`, with
 //! the real daemon on the fake Bot API: a command the owner allows on the phone runs; a command the owner
 //! denies with a reason does not, and the model reads the reason; an edit shows on the phone as its diff; the
-//! agent's question tool, where it reaches a
-//! hook outside an interactive UI (Codex, Qwen Code), is answered on the phone. (What next, when the agent
-//! finishes its turn: coding_agents_next.rs.)
+//! agent's question tool, where it reaches a hook outside an interactive UI (Codex, Qwen Code), is answered on
+//! the phone. (What next, when the agent finishes its turn: coding_agents_next.rs.)
 
 use std::time::Duration;
 
