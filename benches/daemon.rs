@@ -1,8 +1,10 @@
 //! End-to-end benchmarks of the real `arbiter run` binary against the local fake Bot API, each beside what the
 //! same machine allows in the same run (a bare durable write, `cat` of the same files), so the numbers mean
 //! something on a noisy shared box. Run: `cargo bench --bench daemon` (release build); results go to stdout as a
-//! Markdown table for BENCHMARKS.md. `ARBITER_BENCH_QUICK=1` takes fewer samples; `ARBITER_BENCH_TAP_ONLY=1` runs only
-//! the tap rows (and the memory rows they measure).
+//! Markdown table for BENCHMARKS.md. `ARBITER_BENCH_QUICK=1` takes fewer samples; `ARBITER_BENCH_ROWS=tap,start`
+//! runs only those groups of rows (`scaling`, `notify`, `tap` with the memory rows it measures, `start` with the
+//! queue rendering row); `ARBITER_BENCH_TAP_ONLY=1` and `ARBITER_BENCH_SCALING_ONLY=1` are `tap` and `scaling`.
+//! `cargo bench --profile dist --bench daemon` measures the published binaries' profile.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -439,10 +441,14 @@ async fn main() {
     .unwrap();
     writeln!(out, "\n| measure | samples | median | p99 | beside | ratio | target |\n|---|---|---|---|---|---|---|").unwrap();
 
+    let rows = row_groups();
     // Cost against the queue's size, each size beside the same run's 10 plans.
-    let tap_only = std::env::var("ARBITER_BENCH_TAP_ONLY").is_ok();
     let mut base: Option<(Duration, Duration, Duration)> = None;
-    let sizes: &[usize] = if tap_only { &[] } else { &[10, 1000, 10_000] };
+    let sizes: &[usize] = if rows.contains(&"scaling") {
+        &[10, 1000, 10_000]
+    } else {
+        &[]
+    };
     for &plans in sizes {
         let (replies, announced, idle) = scaling(plans, n(20, 5)).await;
         let (q10, a10, a10_p99) =
@@ -482,13 +488,41 @@ async fn main() {
         )
         .unwrap();
     }
-    if std::env::var("ARBITER_BENCH_SCALING_ONLY").is_ok() {
-        return;
-    }
-    if !tap_only {
+    if rows.contains(&"notify") {
         notify_rows(&mut out, &n).await;
     }
+    if rows.contains(&"tap") {
+        tap_rows(&mut out, &n).await;
+    }
+    if rows.contains(&"start") {
+        start_and_render_rows(&mut out, &n).await;
+    }
+}
 
+/// The groups of rows to run: every one, or those `ARBITER_BENCH_ROWS` names (comma-separated).
+fn row_groups() -> Vec<&'static str> {
+    const GROUPS: [&str; 4] = ["scaling", "notify", "tap", "start"];
+    if std::env::var("ARBITER_BENCH_TAP_ONLY").is_ok() {
+        return vec!["tap"];
+    }
+    if std::env::var("ARBITER_BENCH_SCALING_ONLY").is_ok() {
+        return vec!["scaling"];
+    }
+    let Ok(list) = std::env::var("ARBITER_BENCH_ROWS") else {
+        return GROUPS.to_vec();
+    };
+    let wanted: Vec<&str> = list.split(',').map(str::trim).collect();
+    for group in &wanted {
+        assert!(
+            GROUPS.contains(group),
+            "ARBITER_BENCH_ROWS: no group {group:?} (there are {GROUPS:?})"
+        );
+    }
+    GROUPS.into_iter().filter(|g| wanted.contains(g)).collect()
+}
+
+/// The tap rows (10 and 1,000 plans pending, and a long month's trail), then the memory rows they measure.
+async fn tap_rows(out: &mut impl Write, n: &impl Fn(usize, usize) -> usize) {
     let mut rss = (0, 0);
     let tap_samples = |plans: usize| if plans == 10 { n(1000, 40) } else { n(300, 40) };
     // The last run: a month's trail already long (30,000 lines, ~10 MB): a tap costs the same.
@@ -533,9 +567,6 @@ async fn main() {
         }
     }
 
-    if !tap_only {
-        start_and_render_rows(&mut out, &n).await;
-    }
     writeln!(
         out,
         "| resident memory idle after start (10 plans) | 1 | {:.1} MiB | | | | ≤ 15 MiB |",

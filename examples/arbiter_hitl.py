@@ -75,10 +75,22 @@ def _ask(plan, timeout):
         cmd += ["--timeout", f"{max(1, round(timeout * 1000))}ms"]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode == TIMED_OUT:
-        try:  # nobody answered in time: withdraw the question so nobody answers into the void
-            os.remove(pushed["path"])
-        except FileNotFoundError:
-            pass  # submitted just now: too late, the caller has moved on
+        # Nobody answered in time: withdraw the question (on the record, and the owner's views say so) so nobody
+        # answers into the void.
+        withdrawn = subprocess.run(
+            [_arbiter(), "withdraw", pushed["id"], "--reason", f"no answer within {timeout} s"],
+            capture_output=True,
+            text=True,
+        )
+        if withdrawn.returncode != 0:
+            # Submitted just now: the answer stands.
+            done = subprocess.run(
+                [_arbiter(), "await", pushed["id"], "--json", "--timeout", "2s"],
+                capture_output=True,
+                text=True,
+            )
+            if done.returncode == 0:
+                return json.loads(done.stdout)
         raise TimeoutError(f"no answer from the owner within {timeout} s (plan {pushed['id']})")
     if done.returncode != 0:
         raise RuntimeError(f"arbiter await failed: {done.stderr.strip()}")

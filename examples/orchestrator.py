@@ -68,11 +68,13 @@ def ask_human(task, step, agents, default, timeout):
         text=True,
     )
     if done.returncode == TIMED_OUT:
-        # The orchestrator moves on with its default; withdraw the question so nobody answers into the void.
-        try:
-            os.remove(pushed["path"])
-        except FileNotFoundError:
-            pass  # answered and submitted just now: too late, the default stands
+        # The orchestrator moves on with its default; withdraw the question (on the record) so nobody answers
+        # into the void. If it was answered and submitted just now, that is too late: the default stands.
+        subprocess.run(
+            [ARBITER, "withdraw", pushed["id"], "--reason", f"no answer within {timeout}; default used"],
+            capture_output=True,
+            text=True,
+        )
         return default, None
     if done.returncode != 0:
         raise RuntimeError(f"arbiter await failed: {done.stderr.strip()}")

@@ -13,7 +13,7 @@ use crate::config::{
 };
 pub use files::Step;
 pub use prompt::{InitIo, TerminalIo};
-pub use unit::render_unit;
+pub use unit::{UserNamespaces, render_unit};
 
 /// What `arbiter init` was asked to do. Build it with [`InitOptions::from_env`], then fill in the flags.
 #[derive(Debug, Clone, Default)]
@@ -39,6 +39,9 @@ pub struct InitOptions {
     /// The arbiter binary for the unit's `ExecStart` (pass `std::env::current_exe().ok()`);
     /// `None` keeps `%h/.cargo/bin/arbiter`.
     pub executable: Option<PathBuf>,
+    /// Whether this host lets a user manager create user namespaces ([`UserNamespaces::probe`]); where it
+    /// does not, the unit's settings that need one are commented out. The default keeps the shipped unit.
+    pub user_namespaces: UserNamespaces,
 }
 
 impl InitOptions {
@@ -229,11 +232,18 @@ pub fn init(opts: InitOptions, io: &mut dyn InitIo) -> Result<InitReport, InitEr
                 &queue_dir,
                 opts.user_home.as_deref(),
                 opts.executable.as_deref(),
+                opts.user_namespaces,
             );
             if let Some(dir) = unit_path.parent() {
                 files::create_dir(dir)?;
             }
             steps.push(files::write_file(&unit_path, &text, 0o644, opts.force)?);
+            if let UserNamespaces::Denied(setting) = opts.user_namespaces {
+                next_steps.push(format!(
+                    "this host denies unprivileged user namespaces ({setting}): the unit's settings that \
+                     need one are commented out (see its comments); its system-call filters still apply"
+                ));
+            }
             next_steps.push(
                 "systemctl --user daemon-reload && systemctl --user enable --now arbiter".into(),
             );

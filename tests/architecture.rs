@@ -23,8 +23,8 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
     ("queue", &["plan"]),
     ("actions", &["plan", "queue"]),
     ("telegram", &["plan", "actions", "stats", "digest"]),
-    ("agent", &["plan", "queue", "config"]),
-    ("mcp", &["plan", "queue", "agent", "config"]),
+    ("agent", &["plan", "queue", "actions", "config"]),
+    ("mcp", &["plan", "queue", "actions", "agent", "config"]),
     (
         "web",
         &[

@@ -99,7 +99,8 @@ fn ack_keeps_a_file_that_changed_since_it_was_read() {
         "---\nplan_id: n2\n---\nnewer\n",
     )
     .unwrap();
-    let acked: Vec<bool> = listed.iter().map(|n| n.ack().unwrap()).collect();
+    let queue = Queue::open(q.root(), true).unwrap();
+    let acked: Vec<bool> = listed.iter().map(|n| n.ack(&queue).unwrap()).collect();
     assert_eq!(acked, [true, false]);
     assert_eq!(q.files("notify"), ["agent-b-main--n2.md"]);
 }

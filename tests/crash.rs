@@ -207,6 +207,9 @@ async fn sigkill_at_random_moments_loses_no_acknowledged_answer() {
         let since = SystemTime::now();
         let mut child = spawn_daemon(&config);
         wait_polling(&fake, since).await;
+        // Once it polls, the start-up has repaired and recovered the trail: it verifies, and holds every answer
+        // acknowledged before the kill.
+        check_trail(&q, &acked);
 
         // Taps for this run: distinct pending decisions, and submits of fully answered plans.
         let (pending, _) = snapshot(&queue);
@@ -225,10 +228,21 @@ async fn sigkill_at_random_moments_loses_no_acknowledged_answer() {
                 continue;
             }
             for (i, d) in p.decisions.iter().enumerate() {
-                if d.status != DecisionStatus::Pending || rng.below(3) == 0 {
+                // An answered decision is tapped again with the answer it holds, now and then: a change of nothing
+                // (the same answer) after a restart, whose line the trail must hold all the same.
+                let again = d.status == DecisionStatus::Answered && rng.below(2) == 0;
+                if (d.status != DecisionStatus::Pending && !again) || rng.below(3) == 0 {
                     continue;
                 }
-                let o = rng.below(d.options.len() as u64) as usize;
+                let o = match d
+                    .options
+                    .iter()
+                    .position(|o| Some(&o.key) == d.answer.as_ref())
+                {
+                    Some(held) if again => held,
+                    _ if again => continue,
+                    _ => rng.below(d.options.len() as u64) as usize,
+                };
                 let opt = &d.options[o];
                 let data = Callback::Answer {
                     plan: plan_ref(&p.id),
@@ -291,31 +305,9 @@ async fn sigkill_at_random_moments_loses_no_acknowledged_answer() {
         acked_count > 0,
         "no tap was ever acknowledged: the test exercised nothing"
     );
-    // The audit trail after the restart: the chain verifies (a line torn by a kill is repaired, and recorded),
-    // and every acknowledged tap has its line.
-    let (intact, entries) = arbiter_zebu::queue::audit::read(q.root())
-        .unwrap()
-        .unwrap_or_else(|broken| {
-            panic!("the audit chain does not verify after the restart: {broken}")
-        });
-    for tap in &acked {
-        let found = entries.iter().any(|e| match tap {
-            Tap::Answer {
-                plan,
-                decision,
-                key,
-            } => {
-                e.action == "answer"
-                    && e.plan == *plan
-                    && e.decision.as_deref() == Some(decision.as_str())
-                    && e.value.as_deref() == Some(key.as_str())
-            }
-            Tap::Submit { plan } => e.action == "submit" && e.plan == *plan,
-        });
-        assert!(found, "acknowledged {tap:?} has no audit line ({intact:?})");
-    }
+    let recovered = check_trail(&q, &acked);
     eprintln!(
-        "crash test done: {kills} kills, {acked_count} acknowledged taps, {} plans completed ({} of them with a deadline), {:?}",
+        "crash test done: {kills} kills, {acked_count} acknowledged taps, {recovered} changes recovered at a restart, {} plans completed ({} of them with a deadline), {:?}",
         completed.len(),
         completed
             .iter()
@@ -326,4 +318,41 @@ async fn sigkill_at_random_moments_loses_no_acknowledged_answer() {
             .count(),
         started.elapsed()
     );
+}
+
+/// The audit trail after a restart: the chain verifies (a line torn by a kill is repaired, and recorded), and
+/// every acknowledged tap has its line (its own, or the one the start-up recovered for a change a kill left
+/// without it).
+/// Returns how many lines the restarts recovered.
+fn check_trail(q: &TempQueue, acked: &[Tap]) -> usize {
+    let (intact, entries) = arbiter_zebu::queue::audit::read(q.root())
+        .unwrap()
+        .unwrap_or_else(|broken| {
+            panic!("the audit chain does not verify after the restart: {broken}")
+        });
+    for tap in acked {
+        let found = entries.iter().any(|e| match tap {
+            Tap::Answer {
+                plan,
+                decision,
+                key,
+            } => {
+                (e.action == "answer" || e.action == arbiter_zebu::actions::RECOVERED)
+                    && e.plan == *plan
+                    && e.decision.as_deref() == Some(decision.as_str())
+                    && e.value.as_deref() == Some(key.as_str())
+            }
+            Tap::Submit { plan } => {
+                (e.action == "submit"
+                    || (e.action == arbiter_zebu::actions::RECOVERED
+                        && e.value.as_deref() == Some("completed")))
+                    && e.plan == *plan
+            }
+        });
+        assert!(found, "acknowledged {tap:?} has no audit line ({intact:?})");
+    }
+    entries
+        .iter()
+        .filter(|e| e.action == arbiter_zebu::actions::RECOVERED)
+        .count()
 }

@@ -368,3 +368,66 @@ async fn a_token_telegram_refuses_stops_the_daemon_with_a_clear_error() {
         "Telegram refused the bot token (check telegram.token or ARBITER_TELEGRAM_TOKEN)"
     );
 }
+
+/// A custom answer typed after its force-reply prompt is taken for the decision as the prompt showed it: when the
+/// agent changed the decision meanwhile, the reply is refused as stale and nothing is written; a reply to a fresh
+/// prompt is recorded, and its audit line carries the fingerprint of what the prompt showed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_typed_reply_to_a_decision_changed_since_its_prompt_is_stale() {
+    let q = TempQueue::new();
+    q.drop_plan("p.md", SPEC_EXAMPLE);
+    let d = Running::start(q).await;
+    let id = open_first_decision(&d).await;
+    d.tap(id, "✏️ Custom").await;
+    let prompt = d
+        .wait_message(|m| m.plain.contains("Type your answer"))
+        .await;
+    // The agent rewrites the decision under the prompt: another option now.
+    let changed = SPEC_EXAMPLE.replace(
+        "- `oauth` — External OAuth provider",
+        "- `oauth` — External OAuth provider\n- `saml` — SAML single sign-on",
+    );
+    d.queue.drop_plan("p.md", &changed);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    d.fake.send_reply(OWNER, "Passkeys", prompt.message_id);
+    d.wait_message(|m| {
+        m.plain
+            .contains("This decision changed since you opened it")
+    })
+    .await;
+    assert_eq!(d.queue.read("pending", "p.md"), changed, "nothing written");
+
+    // A fresh prompt on the decision as it is now: recorded, with what the prompt showed.
+    let id = open_first_decision(&d).await;
+    d.tap(id, "✏️ Custom").await;
+    let prompts = |f: &arbiter_zebu::fakebot::FakeBot| {
+        f.messages(OWNER)
+            .iter()
+            .filter(|m| m.plain.contains("Type your answer"))
+            .count()
+    };
+    assert!(d.fake.wait_until(|f| prompts(f) >= 2, WAIT).await);
+    let prompt = d
+        .wait_message(|m| m.plain.contains("Type your answer"))
+        .await;
+    d.fake.send_reply(OWNER, "Passkeys", prompt.message_id);
+    d.wait_message(|m| m.plain.contains("Auth Strategy → Passkeys"))
+        .await;
+    let plan = parse(&d.queue.read("pending", "p.md"), "p").unwrap();
+    assert_eq!(plan.decisions[0].answer.as_deref(), Some("Passkeys"));
+    let (_, entries) = arbiter_zebu::queue::audit::read(d.queue.root())
+        .unwrap()
+        .unwrap();
+    let line = entries
+        .iter()
+        .find(|e| e.action == "custom")
+        .expect("a custom line");
+    assert_eq!(
+        line.seen.as_deref(),
+        Some(
+            arbiter_zebu::actions::seen::of_prompt(&parse(&changed, "p").unwrap().decisions[0])
+                .as_str()
+        ),
+        "{line:?}"
+    );
+}

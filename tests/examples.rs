@@ -203,6 +203,7 @@ fn the_orchestrator_takes_the_humans_choice_or_its_default() {
         out.stderr
     );
     assert_eq!(q.files("pending"), Vec::<String>::new(), "withdrawn");
+    crate::support::assert_withdrawn(&q, "no answer within 1s; default used");
 }
 
 #[test]
@@ -223,7 +224,7 @@ fn the_agent_sdk_configuration_starts_the_mcp_server() {
         (out.code, out.stdout.as_str()),
         (
             Some(0),
-            "tools: arbiter_await, arbiter_get, arbiter_push, arbiter_status\n"
+            "tools: arbiter_await, arbiter_get, arbiter_push, arbiter_status, arbiter_withdraw\n"
         ),
         "{}",
         out.stderr

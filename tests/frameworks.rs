@@ -378,4 +378,5 @@ fn a_bridge_gives_up_after_its_timeout_and_withdraws_the_question() {
         out.stderr
     );
     assert_eq!(q.files("pending"), Vec::<String>::new(), "withdrawn");
+    crate::support::assert_withdrawn(&q, "no answer within 0.5 s");
 }

@@ -35,6 +35,7 @@ mod daemon_kinds;
 mod daemon_people;
 mod daemon_revise;
 mod daemon_stats;
+mod daemon_withdraw;
 mod examples;
 mod frameworks;
 mod mcp;

@@ -117,7 +117,8 @@ fn push_get_await_over_stdio() {
             "arbiter_await",
             "arbiter_get",
             "arbiter_push",
-            "arbiter_status"
+            "arbiter_status",
+            "arbiter_withdraw"
         ]
     );
     let schema = |name: &str| {
@@ -206,6 +207,37 @@ fn push_get_await_over_stdio() {
     assert_eq!(
         done["structuredContent"]["answers"],
         json!({"release-now": "yes"})
+    );
+
+    // An agent that moved on takes its question back: on the record, and an await on it says so at once.
+    let second = mcp.call(
+        "arbiter_push",
+        json!({"title": "Later", "agent": "mcp-agent", "decisions": [{"title": "A", "options": [{"key": "x"}]}]}),
+    );
+    let second = second["structuredContent"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let gone = mcp.call(
+        "arbiter_withdraw",
+        json!({"id": second, "reason": "the user answered in the terminal"}),
+    );
+    assert_eq!(gone["isError"], json!(false), "{gone}");
+    assert_eq!(gone["structuredContent"]["status"], "withdrawn");
+    assert_eq!(gone["structuredContent"]["withdrawn_by"], "agent:mcp-agent");
+    assert_eq!(
+        gone["structuredContent"]["withdraw_reason"],
+        "the user answered in the terminal"
+    );
+    let waited = mcp.call(
+        "arbiter_await",
+        json!({"id": second, "timeout_seconds": 30}),
+    );
+    assert_eq!(waited["structuredContent"]["status"], "withdrawn");
+    let again = mcp.call("arbiter_withdraw", json!({"id": second}));
+    assert_eq!(
+        error_text(&again),
+        format!("plan `{second}` is not pending (withdrawn): nothing to withdraw")
     );
 
     // Failures are tool errors with the CLI's messages, and the server keeps serving.

@@ -37,6 +37,9 @@ pub enum Refusal {
     /// Deadlines, reminders and escalations are the daemon's clock's to apply, and the clock only does those.
     #[error("⛔ Only the deadline timer does this.")]
     ClockOnly,
+    /// Only the agent that pushed a plan withdraws it, and an agent does nothing else to a plan.
+    #[error("⛔ Only the plan's agent withdraws it.")]
+    AgentOnly,
 }
 
 /// What a person may do on one plan.
@@ -193,6 +196,8 @@ impl Access {
     pub fn role<P: Outline + ?Sized>(&self, actor: Actor, plan: &P) -> Role {
         let user = match actor {
             Actor::Deadline => return Role::Approver,
+            // An agent sees nothing through the owners' front ends; it withdraws its own plans only.
+            Actor::Agent => return Role::Nobody,
             Actor::User(user) if !self.is_member(user) => return Role::Nobody,
             Actor::User(user) => user,
         };
@@ -230,6 +235,7 @@ impl Access {
     pub fn sees_summary(&self, actor: Actor, plan: &Summary) -> bool {
         match actor {
             Actor::Deadline => true,
+            Actor::Agent => false,
             Actor::User(user) if !self.is_member(user) => false,
             Actor::User(user) => {
                 self.listed(user, &plan.approvers, &plan.escalated_to)
@@ -257,6 +263,15 @@ impl Access {
                 return Err(Refusal::ClockOnly);
             }
             Actor::Deadline => return Ok(()),
+            Actor::Agent => {
+                return match action {
+                    Action::Withdraw { .. } | Action::Open => Ok(()),
+                    _ => Err(Refusal::AgentOnly),
+                };
+            }
+            Actor::User(_) if matches!(action, Action::Withdraw { .. }) => {
+                return Err(Refusal::AgentOnly);
+            }
             Actor::User(_) => {}
         }
         let Actor::User(user) = actor else {

@@ -74,7 +74,7 @@ fn a_non_approver_sees_nothing_and_may_do_nothing() {
             seen: "000000".into(),
         },
         Action::Note {
-            to: Typed::Id("database".into()),
+            to: Typed::prompted_on(&p, "database"),
             text: "x".into(),
         },
         Action::Delegate {
@@ -109,7 +109,7 @@ fn a_delegate_may_act_on_their_decision_only() {
     assert_eq!(a.check(carol, &p, &Action::Open), Ok(()));
     assert_eq!(a.check(carol, &p, &answer(0)), Ok(()));
     let note = |id: &str| Action::Note {
-        to: Typed::Id(id.into()),
+        to: Typed::prompted_on(&p, id),
         text: "n".into(),
     };
     assert_eq!(a.check(carol, &p, &note("database")), Ok(()));

@@ -22,10 +22,11 @@ pub(super) fn decide(
             .ok_or(Stop::Stale)
     };
     // The id of the decision typed text is for: by id as the prompt took it (an id no longer there is left
-    // to the edit, which names it), or by position if it is still what the form showed.
+    // to the edit, which names it; one still there but changed since the prompt is stale), or by position if it
+    // is still what the form showed.
     let typed_decision = |to: &Typed| match to {
-        Typed::Id(id) => Ok(id.clone()),
-        Typed::Shown { .. } => to
+        Typed::Prompted { id, .. } if plan.decision(id).is_none() => Ok(id.clone()),
+        Typed::Prompted { .. } | Typed::Shown { .. } => to
             .index_in(plan)
             .map(|i| plan.decisions[i].id.clone())
             .ok_or(Stop::Stale),
@@ -180,6 +181,9 @@ pub(super) fn decide(
         Action::Custom { to, text } => Edit::Custom {
             decision: typed_decision(to)?,
             text: text.clone(),
+        },
+        Action::Withdraw { reason, .. } => Edit::Withdraw {
+            reason: reason.clone(),
         },
         Action::ApplyDeadline => Edit::Deadline,
         Action::Remind => Edit::Reminded,

@@ -9,7 +9,9 @@ pub(crate) mod access;
 mod audit;
 mod decide;
 mod outcome;
+mod recover;
 pub mod seen;
+mod withdraw;
 
 use std::fmt;
 use std::sync::Arc;
@@ -19,6 +21,8 @@ use crate::queue::{self, Loaded, Queue, StoreError};
 
 pub use access::{Access, Refusal, Role};
 pub use outcome::{Outcome, Tell};
+pub use recover::{RECOVERED, recover_unrecorded};
+pub use withdraw::withdraw;
 
 use decide::{Stop, decide};
 use outcome::tell;
@@ -30,6 +34,8 @@ pub enum Actor {
     User(u64),
     /// The daemon's deadline timer.
     Deadline,
+    /// The agent that pushed the plan (its name is in the action: [`Action::Withdraw`]).
+    Agent,
 }
 
 impl fmt::Display for Actor {
@@ -38,6 +44,7 @@ impl fmt::Display for Actor {
         match self {
             Actor::User(id) => write!(f, "{id}"),
             Actor::Deadline => f.write_str("deadline"),
+            Actor::Agent => f.write_str("agent"),
         }
     }
 }
@@ -115,25 +122,53 @@ pub enum Action {
     Remind,
     /// The plan was escalated: record when (`escalated_at`).
     Escalate,
+    /// Its agent `agent` takes the plan back unanswered, saying why (`reason`): `status: withdrawn`, out of
+    /// pending/ into completed/, no notify file. Only [`Actor::Agent`] takes it.
+    Withdraw {
+        agent: String,
+        reason: Option<String>,
+    },
 }
 
 /// The decision typed text is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Typed {
-    /// The decision with this id: the bot took it when it showed its force-reply prompt, and that prompt was
-    /// checked against what the human saw ([`Action::StartCustom`], [`Action::StartNote`]).
-    Id(String),
+    /// The decision with this id, as the bot's force-reply prompt showed it (`seen::of_prompt` then): the
+    /// prompt was checked against what the human saw ([`Action::StartCustom`], [`Action::StartNote`]), and a
+    /// decision changed since the prompt is refused as stale, like a tap.
+    Prompted { id: String, seen: String },
     /// Decision `decision` as a form showed it (`seen::of_decision`): the text and the check are one action, so
     /// the file cannot change between them.
     Shown { decision: usize, seen: String },
 }
 
 impl Typed {
+    /// Decision `id` of `plan` as a prompt shows it now (what the bot takes when it sends its force-reply
+    /// prompt).
+    #[must_use]
+    pub fn prompted_on(plan: &Plan, id: &str) -> Typed {
+        Typed::Prompted {
+            id: id.to_owned(),
+            seen: plan.decision(id).map(seen::of_prompt).unwrap_or_default(),
+        }
+    }
+
+    /// The fingerprint of the decision as the actor saw it when they started typing.
+    #[must_use]
+    pub fn seen(&self) -> Option<&str> {
+        match self {
+            Typed::Prompted { seen, .. } | Typed::Shown { seen, .. } => Some(seen),
+        }
+    }
+
     /// The index of the decision this names in `plan`, if it is there (and, when shown, still as it was).
     #[must_use]
     pub fn index_in(&self, plan: &Plan) -> Option<usize> {
         match self {
-            Typed::Id(id) => plan.decisions.iter().position(|d| d.id == *id),
+            Typed::Prompted { id, seen } => plan
+                .decisions
+                .iter()
+                .position(|d| d.id == *id && seen::of_prompt(d) == *seen),
             Typed::Shown { decision, seen } => plan
                 .decisions
                 .get(*decision)
@@ -155,6 +190,15 @@ impl Action {
                 | Action::StartDelegate { .. }
                 | Action::StartRequestChanges { .. }
         )
+    }
+
+    /// What the file records as who made the change: the actor, or `agent:<name>` for a withdrawal.
+    #[must_use]
+    pub fn by(&self, actor: Actor) -> String {
+        match self {
+            Action::Withdraw { agent, .. } => format!("agent:{agent}"),
+            _ => actor.to_string(),
+        }
     }
 
     /// True for the actions only the daemon's clock takes.
@@ -214,7 +258,7 @@ impl Actions {
             .await
             .unwrap_or_else(|e| {
                 tracing::error!(error = %e, plan = plan_id, "action task failed");
-                Outcome::Gone
+                Outcome::Failed(format!("the daemon failed while recording this ({e})"))
             })
     }
 
@@ -245,8 +289,14 @@ impl Actions {
             before.clone_from(&plan.approval.signoffs);
             decide(&self.access, actor, action, plan)
         };
-        let by = actor.to_string();
-        let edited = self.queue.edit_with(plan_id, Some(&by), now, decide);
+        let by = action.by(actor);
+        let mut edited = self.queue.edit_with(plan_id, Some(&by), now, decide);
+        // An edit the file already held changed nothing: the front end hears it as done, and the trail already
+        // has the line of that state (its own, or the one the start-up recovered after a crash).
+        let holds = matches!(edited, Ok(queue::Edited::Holds(_)));
+        if let Ok(queue::Edited::Holds(plan)) = edited {
+            edited = Ok(queue::Edited::Written(queue::Outcome::Edited(plan)));
+        }
         let outcome = match self.outcome(plan_id, action, edited) {
             Outcome::Recorded { plan, decision, .. } => {
                 let tell = tell(actor, &before, &plan.plan, decision, action);
@@ -258,9 +308,39 @@ impl Actions {
             }
             other => other,
         };
-        // The change's line is on disk before any front end acknowledges it.
-        audit::record(&self.queue, actor, action, &outcome, now);
-        outcome
+        // The change's line is on disk before any front end acknowledges it; a change whose line can't be written
+        // is not acknowledged as done (the next start records it as recovered).
+        if holds {
+            return outcome;
+        }
+        match audit::record(&self.queue, actor, action, &outcome, now) {
+            Ok(()) => outcome,
+            Err(error) => Outcome::Failed(format!(
+                "the change is in the file, but its audit line could not be written ({error})"
+            )),
+        }
+    }
+
+    /// A plan the daemon saw leave pending/ (`id`, at `revision`): if no action took it out (it is in neither
+    /// completed/ nor returned/, nor back in pending/), its file was deleted or moved away by hand, and the trail
+    /// gets a `removed` line. Returns where the plan is now, when it is anywhere. Blocking (file I/O).
+    pub fn noticed_gone(&self, id: &str, revision: u32) -> Option<Loaded> {
+        match self.queue.find(id) {
+            Ok(found) => Some(found),
+            Err(StoreError::NotFound(_)) => {
+                if let Err(error) = audit::removed(&self.queue, id, revision, &crate::clock::now())
+                {
+                    tracing::error!(plan = id, %error, "can't write the audit line of a removed plan");
+                } else {
+                    tracing::info!(plan = id, "plan removed from pending/ by hand");
+                }
+                None
+            }
+            Err(error) => {
+                tracing::warn!(plan = id, %error, "can't tell where a plan that left pending/ went");
+                None
+            }
+        }
     }
 
     /// What became of an edit, as the actor's outcome.
@@ -277,7 +357,10 @@ impl Actions {
             Ok(queue::Edited::Written(queue::Outcome::Returned { plan, notify })) => {
                 Outcome::SentBack { plan, notify }
             }
-            Ok(queue::Edited::Written(queue::Outcome::Edited(plan))) => {
+            Ok(queue::Edited::Written(queue::Outcome::Withdrawn(plan))) => Outcome::Withdrawn(plan),
+            Ok(
+                queue::Edited::Written(queue::Outcome::Edited(plan)) | queue::Edited::Holds(plan),
+            ) => {
                 let decision = match action {
                     Action::Answer { decision, .. }
                     | Action::Skip { decision, .. }
@@ -286,9 +369,16 @@ impl Actions {
                     | Action::Approve { decision, .. }
                     | Action::Delegate { decision, .. }
                     | Action::TakeBack { decision, .. } => *decision,
-                    Action::Custom { to, .. } | Action::Note { to, .. } => {
-                        to.index_in(&plan.plan).unwrap_or(0)
-                    }
+                    // The edit wrote the decision the text was for: found by its id (or the form's position).
+                    Action::Custom { to, .. } | Action::Note { to, .. } => match to {
+                        Typed::Prompted { id, .. } => plan
+                            .plan
+                            .decisions
+                            .iter()
+                            .position(|d| d.id == *id)
+                            .unwrap_or(0),
+                        Typed::Shown { decision, .. } => *decision,
+                    },
                     Action::Remind => return Outcome::Noted(plan),
                     Action::Escalate => {
                         let to = self.escalation_recipients(&plan.plan);
@@ -297,7 +387,17 @@ impl Actions {
                     Action::Submit { .. } | Action::SignOff { .. } => {
                         return Outcome::SignedOff(plan);
                     }
-                    _ => return Outcome::Current(plan),
+                    // Looks, and edits that end in another outcome when they write (a decline, a request for
+                    // changes, the deadline and a withdrawal move the plan out of pending/).
+                    Action::Open
+                    | Action::StartCustom { .. }
+                    | Action::StartNote { .. }
+                    | Action::StartDelegate { .. }
+                    | Action::StartRequestChanges { .. }
+                    | Action::Decline { .. }
+                    | Action::RequestChanges { .. }
+                    | Action::ApplyDeadline
+                    | Action::Withdraw { .. } => return Outcome::Current(plan),
                 };
                 Outcome::Recorded {
                     plan,
@@ -352,6 +452,8 @@ impl Actions {
 
 #[cfg(test)]
 mod kind_tests;
+#[cfg(test)]
+mod matrix_tests;
 #[cfg(test)]
 mod people_tests;
 #[cfg(test)]

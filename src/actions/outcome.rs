@@ -32,6 +32,8 @@ pub enum Outcome {
         plan: Loaded,
         notify: Option<PathBuf>,
     },
+    /// Its agent took the plan back: in completed/ with `status: withdrawn`, no notify file.
+    Withdrawn(Loaded),
     /// The daemon's bookkeeping (`reminded_at`) is on disk.
     Noted(Loaded),
     /// `escalated_at` is on disk: the plan goes to `to` (the members `escalate_to` names), who may answer it
@@ -43,6 +45,9 @@ pub enum Outcome {
     Gone,
     /// The actor may not do this; nothing was read or changed beyond what the check needed.
     Refused(Refusal),
+    /// The action failed inside the daemon (a panic, a task that could not run): what it did is unknown, the
+    /// actor is told it failed and may look again.
+    Failed(String),
     /// A valid request that could not be applied (empty answer, unfinished plan, input that does not fit the
     /// decision, a write error); the plan as it is now.
     NotRecorded { plan: Loaded, error: StoreError },

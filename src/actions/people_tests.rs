@@ -47,7 +47,7 @@ fn a_hostile_note_round_trips_byte_for_byte_and_leaves_the_answer() {
     let outcome = f.take(
         Actor::User(ALICE),
         Action::Note {
-            to: Typed::Id("database".into()),
+            to: Typed::prompted_on(&f.plan(), "database"),
             text: hostile.into(),
         },
     );
@@ -98,7 +98,7 @@ fn an_empty_note_is_refused() {
     let outcome = f.take(
         Actor::User(ALICE),
         Action::Note {
-            to: Typed::Id("cache".into()),
+            to: Typed::prompted_on(&f.plan(), "cache"),
             text: " \n ".into(),
         },
     );

@@ -52,6 +52,22 @@ pub fn of_decision(d: &Decision) -> String {
     fingerprint(&parts)
 }
 
+/// What the decision view and its force-reply prompt showed of a decision, for text typed in reply (a custom
+/// answer, a note): its id, title, context, kind, options and proposal. Stricter than [`of_decision`] (a choice's
+/// id alone): the reply answers the question as it was read, so any rewrite of it since makes the reply stale.
+#[must_use]
+pub fn of_prompt(d: &Decision) -> String {
+    let mut parts: Vec<&str> = vec![&d.id, &d.title, &d.context, d.kind.name()];
+    for o in &d.options {
+        parts.push(&o.key);
+        parts.push(&o.label);
+    }
+    if let Some(p) = d.kind.proposal() {
+        parts.push(&p.text);
+    }
+    fingerprint(&parts)
+}
+
 /// What a view showed of an option (decision id, option key and label): for answers.
 #[must_use]
 pub fn of_option(d: &Decision, o: &DecisionOption) -> String {

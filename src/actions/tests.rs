@@ -104,7 +104,7 @@ fn an_outsider_changes_nothing_and_learns_nothing() {
         );
     }
     let custom = Action::Custom {
-        to: Typed::Id("database".into()),
+        to: Typed::prompted_on(&f.plan(), "database"),
         text: "mine".into(),
     };
     assert!(matches!(
@@ -265,7 +265,7 @@ fn text_typed_on_a_form_names_the_decision_it_showed() {
 fn custom_answers_by_decision_id_and_empty_ones_are_refused() {
     let f = fixture();
     let empty = Action::Custom {
-        to: Typed::Id("cache".into()),
+        to: Typed::prompted_on(&f.plan(), "cache"),
         text: "  ".into(),
     };
     let outcome = f.take(Actor::User(OWNER), empty);
@@ -280,7 +280,7 @@ fn custom_answers_by_decision_id_and_empty_ones_are_refused() {
         "{outcome:?}"
     );
     let custom = Action::Custom {
-        to: Typed::Id("cache".into()),
+        to: Typed::prompted_on(&f.plan(), "cache"),
         text: "memcached".into(),
     };
     let Outcome::Recorded { decision, plan, .. } = f.take(Actor::User(OWNER), custom) else {

@@ -38,6 +38,12 @@ pub enum AgentError {
         "cannot find the queue folder: pass --queue, or set ARBITER_QUEUE, ARBITER_HOME or HOME"
     )]
     NoQueue,
+    /// `withdraw`: the plan is no longer pending (answered, sent back or withdrawn already).
+    #[error("plan `{id}` is not pending ({status}): nothing to withdraw")]
+    NotPending { id: String, status: String },
+    /// `withdraw`: the action failed (a write error, a plan changing under it).
+    #[error("plan `{id}` was not withdrawn: {reason}")]
+    NotWithdrawn { id: String, reason: String },
 }
 
 impl AgentError {

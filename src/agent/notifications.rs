@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_yaml::Value;
 
 use crate::plan::slug::file_component;
-use crate::queue::is_plan_name;
+use crate::queue::{Queue, is_plan_name};
 
 use super::AgentError;
 
@@ -98,27 +98,10 @@ impl Notification {
         Ok(report)
     }
 
-    /// Deletes the file if it still holds what was read; returns whether it was deleted.
-    pub fn ack(&self) -> Result<bool, AgentError> {
-        match fs::read_to_string(&self.path) {
-            Ok(now) if now == self.content => {}
-            Ok(_) => return Ok(false),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
-            Err(source) => {
-                return Err(AgentError::Io {
-                    path: self.path.clone(),
-                    source,
-                });
-            }
-        }
-        match fs::remove_file(&self.path) {
-            Ok(()) => Ok(true),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
-            Err(source) => Err(AgentError::Io {
-                path: self.path.clone(),
-                source,
-            }),
-        }
+    /// Deletes the file if it still holds what was read (through the queue, which owns notify/); returns
+    /// whether it was deleted.
+    pub fn ack(&self, queue: &Queue) -> Result<bool, AgentError> {
+        Ok(queue.take_notify(&self.file, Some(&self.content))?)
     }
 }
 

@@ -39,6 +39,15 @@ pub struct StatusReport {
     /// When the changes were asked for (RFC 3339, UTC).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub feedback_at: Option<String>,
+    /// Who took the plan back unanswered (`agent:<name>`), on a withdrawn plan.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub withdrawn_by: Option<String>,
+    /// When it was withdrawn (RFC 3339, UTC).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub withdrawn_at: Option<String>,
+    /// Why, as its agent said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub withdraw_reason: Option<String>,
     pub path: PathBuf,
     pub created_at: Option<String>,
     pub updated_at: Option<String>,
@@ -121,6 +130,9 @@ impl StatusReport {
             feedback: p.feedback.as_ref().map(|f| f.text.clone()),
             feedback_by: p.feedback.as_ref().and_then(|f| f.by.clone()),
             feedback_at: p.feedback.as_ref().and_then(|f| f.at.clone()),
+            withdrawn_by: p.withdrawal.as_ref().and_then(|w| w.by.clone()),
+            withdrawn_at: p.withdrawal.as_ref().and_then(|w| w.at.clone()),
+            withdraw_reason: p.withdrawal.as_ref().and_then(|w| w.reason.clone()),
             path: loaded.path.clone(),
             created_at: p.created_at.clone(),
             updated_at: p.updated_at.clone(),

@@ -27,6 +27,8 @@ pub enum WaitOutcome {
     ChangesRequested(Loaded),
     /// The timeout came first; the plan as last seen.
     TimedOut(Loaded),
+    /// Its agent took the plan back unanswered (`arbiter withdraw`): in completed/ with `status: withdrawn`.
+    Withdrawn(Loaded),
 }
 
 /// Waits until plan `id` is completed, at most `timeout` (`None`: forever). An unknown id fails at once; a plan
@@ -44,8 +46,11 @@ pub async fn wait_for_completion(
         queue.returned_dir(),
     ];
     let (_watch, mut wake) = watcher::watch(&dirs, Mode::Events { poll: POLL });
-    let mut last = queue.find(id)?;
+    let mut last = find(queue, id).await?;
     loop {
+        if last.plan.status == PlanStatus::Withdrawn {
+            return Ok(WaitOutcome::Withdrawn(last));
+        }
         if last.location == Location::Completed {
             return Ok(WaitOutcome::Completed(last));
         }
@@ -81,7 +86,7 @@ pub async fn wait_for_completion(
 async fn settle(queue: &Queue, id: &str, mut last: Loaded) -> Loaded {
     for _ in 0..10 {
         tokio::time::sleep(Duration::from_millis(100)).await;
-        if let Ok(found) = queue.find(id) {
+        if let Ok(found) = find(queue, id).await {
             last = found;
             if last.location == Location::Completed {
                 break;
@@ -91,14 +96,27 @@ async fn settle(queue: &Queue, id: &str, mut last: Loaded) -> Loaded {
     last
 }
 
+/// [`Queue::find`] off the async threads (it reads files).
+async fn find(queue: &Queue, id: &str) -> Result<Loaded, StoreError> {
+    let (root, queue, id) = (queue.root().to_owned(), queue.clone(), id.to_owned());
+    tokio::task::spawn_blocking(move || queue.find(&id))
+        .await
+        .unwrap_or_else(|e| {
+            Err(StoreError::Io {
+                path: root,
+                source: std::io::Error::other(e.to_string()),
+            })
+        })
+}
+
 async fn find_again(queue: &Queue, id: &str) -> Result<Option<Loaded>, AgentError> {
-    match queue.find(id) {
+    match find(queue, id).await {
         Ok(found) => return Ok(Some(found)),
         Err(StoreError::NotFound(_)) => {}
         Err(e) => return Err(e.into()),
     }
     tokio::time::sleep(GRACE).await;
-    match queue.find(id) {
+    match find(queue, id).await {
         Ok(found) => Ok(Some(found)),
         Err(StoreError::NotFound(_)) => Ok(None),
         Err(e) => Err(e.into()),

@@ -23,6 +23,8 @@ use super::state::{CustomMode, Reply, Target};
 const STALE: &str = "This plan changed since this view was drawn. Nothing was recorded; here is the current version.";
 const INVALID: &str = "This button is no longer valid.";
 const ALREADY_SUBMITTED: &str = "This plan was already submitted. Nothing was recorded.";
+const WITHDRAWN: &str =
+    "Its agent withdrew this plan: nobody needs to answer it. Nothing was recorded.";
 
 /// One tap being answered: where it came from, so each response is one call.
 struct Tap<'a> {
@@ -90,7 +92,7 @@ pub async fn handle(ctx: &Ctx, q: CallbackQuery) {
                 _ => action,
             };
             match ctx.actions.act(tap.actor, &id, action).await {
-                Outcome::Gone => tap.gone(&plan).await,
+                Outcome::Gone | Outcome::Withdrawn(_) => tap.gone(&plan).await,
                 outcome => tap.respond(outcome, screen).await,
             }
         }
@@ -250,7 +252,15 @@ impl Tap<'_> {
                 };
                 self.show(&view).await;
             }
-            Outcome::Gone => self.plan_gone().await,
+            Outcome::Gone | Outcome::Withdrawn(_) => self.plan_gone().await,
+            Outcome::Failed(why) => {
+                tracing::error!(actor = %self.actor, %why, "tap failed");
+                self.answer(
+                    Some(&truncate(&format!("⚠️ Not recorded: {why}"), 190)),
+                    true,
+                )
+                .await;
+            }
             Outcome::Refused(refusal) => {
                 tracing::info!(actor = %self.actor, %refusal, "tap refused");
                 self.answer(Some(&refusal.to_string()), true).await;
@@ -328,7 +338,10 @@ impl Tap<'_> {
             .await;
         let mode = CustomMode {
             plan_id: plan.id.clone(),
-            target: Target::Decision(d.id.clone()),
+            target: Target::Decision {
+                id: d.id.clone(),
+                seen: seen::of_prompt(d),
+            },
             reply,
             prompt: sent.ok().map(|m| m.0),
         };
@@ -403,7 +416,12 @@ impl Tap<'_> {
         };
         match loaded {
             Some(l) => {
-                self.answer(Some(ALREADY_SUBMITTED), true).await;
+                let alert = if l.plan.status == crate::plan::PlanStatus::Withdrawn {
+                    WITHDRAWN
+                } else {
+                    ALREADY_SUBMITTED
+                };
+                self.answer(Some(alert), true).await;
                 self.show(&views::completion(&l.plan)).await;
             }
             None => self.plan_gone().await,

@@ -75,11 +75,14 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
             seen: seen.clone(),
             feedback: text.to_owned(),
         },
-        (Target::Decision(id), Reply::Note) => Action::Note {
-            to: Typed::Id(id.clone()),
+        (Target::Decision { id, seen }, Reply::Note) => Action::Note {
+            to: Typed::Prompted {
+                id: id.clone(),
+                seen: seen.clone(),
+            },
             text: text.to_owned(),
         },
-        (Target::Decision(id), _) => match answering.typed(user, &mode.plan_id, id) {
+        (Target::Decision { id, seen }, _) => match answering.typed(user, &mode.plan_id, id) {
             // A text, a number or an edited proposal: read and checked against the decision as its prompt
             // showed it. Text of one's own for a `multi`, beside the options toggled so far (without toggles,
             // beside the recorded ones: the action layer adds it to those).
@@ -97,7 +100,10 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
                 },
             },
             None => Action::Custom {
-                to: Typed::Id(id.clone()),
+                to: Typed::Prompted {
+                    id: id.clone(),
+                    seen: seen.clone(),
+                },
                 text: text.to_owned(),
             },
         },
@@ -122,7 +128,7 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
         return send(ctx, chat, &again).await;
     }
     ctx.state.take_custom(user);
-    if let Target::Decision(id) = &mode.target {
+    if let Target::Decision { id, .. } = &mode.target {
         answering.typed_done(user, &mode.plan_id, id);
     }
     match outcome {
@@ -157,9 +163,18 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
             send(ctx, chat, &views::sent_back(&plan.plan)).await;
             let _ = ctx.rescan().await;
         }
-        Outcome::Gone => {
+        Outcome::Gone | Outcome::Withdrawn(_) => {
             send(ctx, chat, &views::not_found()).await;
             show_queue(ctx, chat, user).await;
+        }
+        Outcome::Failed(why) => {
+            tracing::error!(user, %why, "typed reply failed");
+            send(
+                ctx,
+                chat,
+                &views::View::text_only(&escape(&format!("⚠️ Not recorded: {why}"))),
+            )
+            .await;
         }
         Outcome::Refused(refusal) => {
             tracing::info!(user, %refusal, "custom answer refused");

@@ -168,7 +168,7 @@ fn dispatch(
         let ctx = ctx.clone();
         tokio::spawn(async move {
             while let Some(update) = rx.recv().await {
-                handle(&ctx, update).await;
+                handle_supervised(&ctx, update).await;
             }
         });
         tx
@@ -193,6 +193,26 @@ fn refuse(ctx: &Ctx, refused: &mut HashSet<u64>, user: u64, update: &Update) {
             tokio::spawn(async move {
                 let _ = api.bot.send_message(chat, refusal).send().await;
             });
+        }
+        _ => {}
+    }
+}
+
+/// Handles one update in a task of its own, awaited before the user's next: a panic in it (a bug) is logged and
+/// the user told the update failed, and the worker goes on with their next update (it would otherwise die with
+/// its queue, and the user would never be answered again).
+async fn handle_supervised(ctx: &Ctx, update: Update) {
+    let (task_ctx, task_update) = (ctx.clone(), update.clone());
+    let handled = tokio::spawn(async move { handle(&task_ctx, task_update).await }).await;
+    let Err(failure) = handled else { return };
+    tracing::error!(error = %failure, update = update.id.0, "handling an update failed; the user is told");
+    let sorry = "⚠️ Something went wrong handling that. Nothing may have been recorded: look again and retry.";
+    match &update.kind {
+        UpdateKind::CallbackQuery(q) => {
+            let _ = ctx.api.answer_callback(&q.id.0, Some(sorry), true).await;
+        }
+        UpdateKind::Message(m) => {
+            let _ = ctx.api.bot.send_message(m.chat.id, sorry).send().await;
         }
         _ => {}
     }

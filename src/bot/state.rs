@@ -31,8 +31,8 @@ pub enum Reply {
 /// What a typed reply is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
-    /// One decision (its answer or note), by id.
-    Decision(String),
+    /// One decision (its answer or note), by id, with its fingerprint as the prompt showed it.
+    Decision { id: String, seen: String },
     /// The whole plan, as the review showed its answers (`seen::of_answers`): a request for changes.
     Plan { seen: String },
 }

@@ -38,7 +38,7 @@ impl Ctx {
             return Ok(());
         }
         let queue = self.queue().clone();
-        let mut all = tokio::task::spawn_blocking(move || queue.briefs())
+        let mut all = tokio::task::spawn_blocking(move || queue.briefs_settled())
             .await
             .map_err(|e| StoreError::Io {
                 path: self.queue().pending_dir(),
@@ -99,7 +99,9 @@ impl Ctx {
         let Some(looks) = &self.looks else { return };
         let _one_at_a_time = looks.busy.lock().await;
         let named = looks.changes.take_paths();
-        if !named.is_empty() {
+        // A tap, a page or a command may have looked at a file since (and found it changed or gone) before the
+        // watcher's event reached this look: the store remembers, and the look takes it in.
+        if !named.is_empty() || self.queue().has_unreported() {
             look(self, Look::Named(named), &looks.notices).await;
         }
     }
@@ -250,8 +252,16 @@ pub fn initial_scan(ctx: &Ctx, all: Briefs, notices: &mpsc::UnboundedSender<Noti
 pub async fn watch_loop(ctx: Ctx, mut signals: Signals) {
     while signals.wait().await {
         tokio::time::sleep(EVENT_SETTLE).await;
-        ctx.look_named().await;
-        ctx.look_everything_aside();
+        // Each round in a task of its own: a panic in a look (a bug) is logged and the loop goes on watching.
+        let round = ctx.clone();
+        let looked = tokio::spawn(async move {
+            round.look_named().await;
+            round.look_everything_aside();
+        })
+        .await;
+        if let Err(e) = looked {
+            tracing::error!(error = %e, "a look at pending/ failed; watching on");
+        }
     }
 }
 
@@ -331,13 +341,57 @@ fn absorb_change(
     let new = first_seen(ctx, change.plans.clone());
     // A look that changed nothing keeps the snapshot (and the queues drawn from it).
     if !change.changed.is_empty() {
+        let left = leaving(ctx, &change);
         let access = ctx.actions.access();
         ctx.state
             .advance_snapshot(change, |actor, plan| access.sees(actor, plan));
+        gone_from_pending(ctx, left);
     }
     let problems: Vec<Problem> = ctx.state.with_snapshot(|s| s.problems().cloned().collect());
     warn(ctx, &problems, notices);
     new
+}
+
+/// The plans (id, revision) the snapshot holds at the files `change` names that `change` does not bring back.
+fn leaving(ctx: &Ctx, change: &Delta) -> Vec<(String, u32)> {
+    ctx.state.with_snapshot(|s| {
+        change
+            .changed
+            .iter()
+            .filter_map(|path| {
+                let i = s.plans.binary_search_by(|l| l.path.cmp(path)).ok()?;
+                let brief = &s.plans[i].brief;
+                let back = change.plans.iter().any(|l| l.brief.id() == brief.id());
+                (!back).then(|| (brief.id().to_owned(), brief.revision()))
+            })
+            .collect()
+    })
+}
+
+/// Plans that left the snapshot: one still pending under another name stays; one an action took out (completed,
+/// withdrawn) is remembered so a tap on an old view of it shows what became of it; one nobody took out was
+/// deleted by hand, and the trail records it (off the async threads: it reads and writes files).
+fn gone_from_pending(ctx: &Ctx, left: Vec<(String, u32)>) {
+    let left: Vec<(String, u32)> = left
+        .into_iter()
+        .filter(|(id, _)| {
+            !ctx.state
+                .with_snapshot(|s| s.plans.iter().any(|l| l.brief.id() == id))
+        })
+        .collect();
+    if left.is_empty() {
+        return;
+    }
+    let ctx = ctx.clone();
+    tokio::task::spawn_blocking(move || {
+        for (id, revision) in left {
+            if let Some(found) = ctx.actions.noticed_gone(&id, revision)
+                && found.location == crate::queue::Location::Completed
+            {
+                ctx.state.remember_completed(&id, found.path);
+            }
+        }
+    });
 }
 
 /// The plans among `fresh` never announced (now marked announced).

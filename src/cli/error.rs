@@ -22,6 +22,8 @@ pub mod exit {
     /// `arbiter await`: the owner sent the plan back with feedback (`status: changes_requested`); revise it with
     /// `arbiter push --revise`.
     pub const CHANGES_REQUESTED: u8 = 4;
+    /// `arbiter await`: the plan's agent took it back unanswered (`arbiter withdraw`).
+    pub const WITHDRAWN: u8 = 5;
     /// `arbiter hook AGENT` could not ask and answered the agent's "no decision": agents read the answer only on
     /// exit 0 (and several read exit 2 as "block", or on a finished turn as "go on with stderr", which loops).
     pub const HOOK_FELL_BACK: u8 = 0;
@@ -55,6 +57,9 @@ pub enum CliError {
     /// `await`: the plan was sent back; the text holds the feedback.
     #[error("{0}")]
     ChangesRequested(String),
+    /// `await`: the plan was withdrawn; the text says by whom and why.
+    #[error("{0}")]
+    Withdrawn(String),
     /// `audit verify` (or `export`) found the chain broken.
     #[error(transparent)]
     Audit(#[from] crate::queue::audit::Broken),
@@ -94,6 +99,7 @@ impl CliError {
             CliError::WebLogin(e) if e.is_invalid_input() => exit::INVALID,
             CliError::TimedOut(_) => exit::TIMEOUT,
             CliError::ChangesRequested(_) => exit::CHANGES_REQUESTED,
+            CliError::Withdrawn(_) => exit::WITHDRAWN,
             CliError::Hook(_) => exit::HOOK_FELL_BACK,
             CliError::Agent(_)
             | CliError::Config(_)
@@ -132,6 +138,7 @@ mod tests {
             (CliError::WebLogin(WebLoginError::NotAllowed(666)), 2),
             (CliError::TimedOut("timed out".into()), 3),
             (CliError::ChangesRequested("changes requested".into()), 4),
+            (CliError::Withdrawn("withdrawn".into()), 5),
             (CliError::Agent(AgentError::NoQueue), 1),
             (CliError::Config(ConfigError::NoHome), 1),
             (CliError::Lint(2), 1),

@@ -20,6 +20,9 @@ struct Item<'a> {
     tag: Option<&'a str>,
     created_at: Option<&'a str>,
     completed_at: Option<&'a str>,
+    /// Set for a plan its agent withdrew unanswered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    withdrawn_at: Option<&'a str>,
     file: String,
     answers: serde_json::Map<String, serde_json::Value>,
 }
@@ -68,6 +71,7 @@ pub fn run(
                 tag: r.plan.tag.as_deref(),
                 created_at: r.plan.created_at.as_deref(),
                 completed_at: r.plan.completed_at.as_deref(),
+                withdrawn_at: r.plan.withdrawn_at.as_deref(),
                 file: dir.join(&r.file).display().to_string(),
                 answers: r
                     .answers()
@@ -101,7 +105,10 @@ fn table(records: &[&Record]) -> String {
         }
         let title: String = r.plan.title.chars().take(50).collect();
         rows.push([
-            r.plan.completed_at.clone().unwrap_or_default(),
+            match &r.plan.withdrawn_at {
+                Some(at) => format!("withdrawn {at}"),
+                None => r.plan.completed_at.clone().unwrap_or_default(),
+            },
             r.plan.agent.clone().unwrap_or_default(),
             title,
             answers,

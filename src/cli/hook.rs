@@ -4,18 +4,17 @@
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Read};
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::Path;
 
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 
 use crate::agent::AgentError;
-use crate::agent::hook::install::{self, Entry, Layout, Unit};
 use crate::agent::hook::{
     self, Dialect, HookOptions, OnTimeout, PlanOptions, Reply, dialect::answer_as,
 };
 
 use super::duration;
+use super::hook_flags::{Fallback, HookArgs, InstallArgs};
 
 /// What kept the hook from asking (`reason`): it answers the agent's "no decision", in the format of
 /// `answer_as`.
@@ -103,52 +102,6 @@ enum AgentAction {
     Install(InstallArgs),
 }
 
-#[derive(Debug, Args)]
-struct InstallArgs {
-    /// Install for this project only (Claude Code: .claude/settings.local.json; Codex: .codex/hooks.json; Gemini:
-    /// .gemini/settings.json; Qwen: .qwen/settings.json; Copilot: .github/hooks/arbiter.json, in the current
-    /// folder by default).
-    #[arg(long, value_name = "DIR")]
-    project: Option<PathBuf>,
-    /// Print the file as it would be written, and write nothing.
-    #[arg(long)]
-    dry_run: bool,
-    /// Leave out the finished hook ("What next?" when the agent ends its turn); one installed before is taken out.
-    #[arg(long)]
-    no_stop: bool,
-    #[command(flatten)]
-    hook: HookArgs,
-}
-
-/// How the hook asks: the same flags for the hook itself and for `install`, which writes them into its command.
-#[derive(Debug, Args)]
-struct HookArgs {
-    /// How long to wait for an answer to a prompt; `install` gives the hook a timeout one minute longer.
-    #[arg(long, value_name = "DURATION", value_parser = duration::parse, default_value = "9m")]
-    timeout: Duration,
-    /// How long a finished card ("What next?") waits; then the agent stops.
-    #[arg(long, value_name = "DURATION", value_parser = duration::parse, default_value = "10m")]
-    stop_timeout: Duration,
-    /// What to answer when the time is up; `ask` falls back to the agent's own prompt (a deny where it has none).
-    #[arg(long, value_enum, default_value_t = Fallback::Ask)]
-    on_timeout: Fallback,
-    /// The question's priority.
-    #[arg(long, value_parser = ["low", "normal", "high", "urgent"], default_value = "high")]
-    priority: String,
-    /// The question's tag (default: the project's folder name).
-    #[arg(long)]
-    tag: Option<String>,
-}
-
-const DEFAULT_STOP_TIMEOUT: Duration = Duration::from_secs(600);
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Fallback {
-    Allow,
-    Deny,
-    Ask,
-}
-
 /// Asks the human and prints the agent's answer; what keeps it from asking is a [`HookFallback`], which answers
 /// "no decision". `install` writes the hooks into the agent's configuration.
 pub fn run(queue: Option<&Path>, command: HookCommand) -> Result<(), HookFailure> {
@@ -162,7 +115,7 @@ pub fn run(queue: Option<&Path>, command: HookCommand) -> Result<(), HookFailure
         .into());
     };
     if let Some(AgentAction::Install(install)) = args.action {
-        return self::install(queue, dialect, &install).map_err(HookFailure::Install);
+        return super::hook_install::run(queue, dialect, &install).map_err(HookFailure::Install);
     }
     let event = args.event;
     let args = args.hook;
@@ -204,178 +157,6 @@ pub fn run(queue: Option<&Path>, command: HookCommand) -> Result<(), HookFailure
         &options,
     )));
     Ok(())
-}
-
-/// `hook AGENT install`: the hook commands (this binary, the queue resolved now, the flags given) merged into the
-/// agent's hook file, written atomically; `--dry-run` prints the file instead.
-fn install(
-    queue: Option<&Path>,
-    dialect: &dyn Dialect,
-    args: &InstallArgs,
-) -> Result<(), AgentError> {
-    let agent = dialect.agent();
-    let spec = dialect.install();
-    let file = hook_file(&spec, args.project.as_deref())?;
-    let queue_dir = crate::agent::resolve_queue_dir(queue, &crate::config::process_env)?;
-    let queue_dir = std::path::absolute(&queue_dir).unwrap_or(queue_dir);
-    let exe = std::env::current_exe().map_err(|source| AgentError::Io {
-        path: PathBuf::from("arbiter"),
-        source,
-    })?;
-    let hook = &args.hook;
-    let mut command = format!(
-        "{} --queue {} hook {} --timeout {}",
-        install::shell_quote(&exe.to_string_lossy()),
-        install::shell_quote(&queue_dir.to_string_lossy()),
-        agent.name,
-        duration::format(hook.timeout)
-    );
-    if hook.stop_timeout != DEFAULT_STOP_TIMEOUT {
-        command.push_str(&format!(
-            " --stop-timeout {}",
-            duration::format(hook.stop_timeout)
-        ));
-    }
-    if hook.on_timeout != Fallback::Ask {
-        let value = hook
-            .on_timeout
-            .to_possible_value()
-            .map(|v| v.get_name().to_owned());
-        command.push_str(&format!(" --on-timeout {}", value.unwrap_or_default()));
-    }
-    if hook.priority != "high" {
-        command.push_str(&format!(" --priority {}", hook.priority));
-    }
-    if let Some(tag) = &hook.tag {
-        command.push_str(&format!(" --tag {}", install::shell_quote(tag)));
-    }
-    // The agent kills a hook at its timeout: a minute more than the hook waits, so the hook answers first.
-    let in_unit = |wait: Duration| {
-        let secs = wait.as_secs() + 60;
-        match spec.layout {
-            Layout::Groups {
-                unit: Unit::Milliseconds,
-            } => secs * 1000,
-            Layout::Groups {
-                unit: Unit::Seconds,
-            }
-            | Layout::Flat => secs,
-        }
-    };
-    let entries: Vec<Entry> = spec
-        .hooks
-        .iter()
-        .map(|h| Entry {
-            event: h.event,
-            matcher: h.matcher,
-            command: if spec.pass_event {
-                format!("{command} --event {}", h.event)
-            } else {
-                command.clone()
-            },
-            timeout: in_unit(if h.finished {
-                hook.stop_timeout
-            } else {
-                hook.timeout
-            }),
-            remove: h.finished && args.no_stop,
-        })
-        .collect();
-    let existing = match std::fs::read_to_string(&file) {
-        Ok(text) => Some(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(source) => return Err(AgentError::Io { path: file, source }),
-    };
-    let mark = format!(" hook {} ", agent.name);
-    let merged = install::merge(existing.as_deref(), &spec, &mark, &entries)
-        .map_err(|e| AgentError::Invalid(format!("{}: {e}", file.display())))?;
-    let summary: Vec<String> = merged
-        .changes
-        .iter()
-        .map(|(event, change)| {
-            let what = match change {
-                install::Change::Added => "added",
-                install::Change::Updated => "updated",
-                install::Change::Unchanged => "already there",
-                install::Change::Removed => "removed",
-            };
-            format!("{event} ({what})")
-        })
-        .collect();
-    if args.dry_run {
-        super::print_out(&merged.text);
-        eprintln!(
-            "arbiter: would write {} ({}); nothing was written",
-            file.display(),
-            summary.join(", ")
-        );
-        return Ok(());
-    }
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir).map_err(|source| AgentError::Io {
-            path: dir.to_owned(),
-            source,
-        })?;
-    }
-    if existing.as_deref() != Some(merged.text.as_str()) {
-        crate::queue::atomic::write_atomic(&file, merged.text.as_bytes()).map_err(|source| {
-            AgentError::Io {
-                path: file.clone(),
-                source,
-            }
-        })?;
-    }
-    let mut out = format!(
-        "{} hooks in {}: {}\nThe hook runs: {command}{}\n",
-        agent.display,
-        file.display(),
-        summary.join(", "),
-        if spec.pass_event {
-            " --event EVENT"
-        } else {
-            ""
-        }
-    );
-    for note in spec.notes {
-        out.push_str(note);
-        out.push('\n');
-    }
-    super::print_out(&out);
-    Ok(())
-}
-
-/// The file `install` writes: the project's (`--project DIR`; Copilot's hooks live only there, in the current
-/// folder by default), else the user's.
-fn hook_file(spec: &install::Install, project: Option<&Path>) -> Result<PathBuf, AgentError> {
-    let project = match (project, &spec.user_file) {
-        (Some(dir), _) => Some(dir.to_owned()),
-        (None, None) => Some(std::env::current_dir().map_err(|source| AgentError::Io {
-            path: PathBuf::from("."),
-            source,
-        })?),
-        (None, Some(_)) => None,
-    };
-    if let Some(dir) = project {
-        if !dir.is_dir() {
-            return Err(AgentError::Invalid(format!(
-                "--project {}: not a folder",
-                dir.display()
-            )));
-        }
-        return Ok(dir.join(spec.project_file));
-    }
-    let Some(user) = &spec.user_file else {
-        return Err(AgentError::Invalid("pass --project DIR".to_owned()));
-    };
-    if let Some(var) = user.env
-        && let Some(dir) = std::env::var_os(var).filter(|d| !d.is_empty())
-    {
-        return Ok(PathBuf::from(dir).join(user.file));
-    }
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .ok_or_else(|| AgentError::Invalid("HOME is not set: pass --project DIR".to_owned()))?;
-    Ok(PathBuf::from(home).join(user.default).join(user.file))
 }
 
 /// Is this command line a `hook AGENT` call (whose argument errors must still answer)? `hook AGENT install` is

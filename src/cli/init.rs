@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use crate::config::process_env;
-use crate::init::{self, InitOptions, TerminalIo};
+use crate::init::{self, InitOptions, TerminalIo, UserNamespaces};
 
 use super::CliError;
 
@@ -38,6 +38,7 @@ pub fn run(args: InitArgs, queue: Option<PathBuf>) -> Result<(), CliError> {
             systemd: args.systemd,
             force: args.force,
             executable: std::env::current_exe().ok(),
+            user_namespaces: UserNamespaces::probe(|path| std::fs::read_to_string(path).ok()),
             ..opts
         };
         init::init(opts, &mut TerminalIo)

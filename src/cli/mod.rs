@@ -17,6 +17,8 @@ mod audit;
 mod error;
 mod history;
 mod hook;
+mod hook_flags;
+mod hook_install;
 mod init;
 mod lint;
 mod list;
@@ -28,6 +30,7 @@ mod stats;
 mod table;
 mod wait;
 mod web_login;
+mod withdraw;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -93,6 +96,19 @@ pub enum Command {
         /// Give up after this long: `90`, `30s`, `10m`, `2h`, `1h30m` (default: wait forever).
         #[arg(long, value_name = "DURATION", value_parser = duration::parse)]
         timeout: Option<Duration>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Take back a pending plan nobody needs to answer any more: `status: withdrawn`, out of pending/ into
+    /// completed/, an audit line; the owner's views say it was withdrawn, `await` on it exits 5.
+    Withdraw {
+        id: String,
+        /// Why, for the owner and the audit trail.
+        #[arg(long, value_name = "TEXT")]
+        reason: Option<String>,
+        /// The agent taking it back (default: the plan's own `agent`).
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -190,6 +206,12 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Status { id, json } => show::status(queue, &id, json),
         Command::Get { id, json } => show::get(queue, &id, json),
         Command::Await { id, timeout, json } => wait::run(queue, &id, timeout, json),
+        Command::Withdraw {
+            id,
+            reason,
+            agent,
+            json,
+        } => withdraw::run(queue, &id, reason, agent.as_deref(), json),
         Command::Notifications { session, ack, json } => {
             notifications::run(queue, session.as_deref(), ack, json)
         }

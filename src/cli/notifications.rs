@@ -42,7 +42,7 @@ pub fn run(
     }
     if ack {
         for n in printed {
-            n.ack()?;
+            n.ack(&queue)?;
         }
     }
     Ok(())

@@ -40,6 +40,13 @@ pub fn run(
                 feedback.replace(['\n', '\r'], " ")
             )))
         }
+        // The report (`"status": "withdrawn"`) on stdout and exit code 5: nobody will answer this plan.
+        WaitOutcome::Withdrawn(loaded) => {
+            super::show::print_answers(&AnswersReport::of(&loaded), json)?;
+            Err(CliError::Withdrawn(super::withdraw::withdrawn_text(
+                &loaded.plan,
+            )))
+        }
         WaitOutcome::TimedOut(loaded) => {
             let p = &loaded.plan;
             Err(CliError::TimedOut(format!(

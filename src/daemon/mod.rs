@@ -124,6 +124,17 @@ pub async fn run(
     if let Err(e) = crate::queue::audit::repair(queue.root(), &crate::clock::now()) {
         tracing::error!(error = %e, "can't repair the audit trail's last line");
     }
+    // A change a crash left without its line gets it now, before any tap can repeat it.
+    match crate::actions::recover_unrecorded(&queue, &crate::clock::now()) {
+        Ok(lines) if !lines.is_empty() => {
+            tracing::warn!(
+                lines = lines.len(),
+                "recorded changes a crash left without their audit lines"
+            );
+        }
+        Ok(_) => {}
+        Err(e) => tracing::error!(error = %e, "can't check the plans against the audit trail"),
+    }
 
     let api = Api::new(
         &settings.token,

@@ -221,6 +221,31 @@ fn writes_the_systemd_unit() {
 }
 
 #[test]
+fn a_host_denying_user_namespaces_gets_a_unit_that_starts_there_and_is_told_why() {
+    let world = World::new();
+    let report = init(
+        InitOptions {
+            systemd: true,
+            user_namespaces: UserNamespaces::Denied(
+                "kernel.apparmor_restrict_unprivileged_userns = 1",
+            ),
+            ..world.options()
+        },
+        &mut Script::silent(),
+    )
+    .unwrap();
+    let unit = fs::read_to_string(world.unit_path()).unwrap();
+    assert!(unit.contains("\n#CapabilityBoundingSet=\n"), "{unit}");
+    assert!(unit.contains("\nSystemCallFilter=@system-service\n"));
+    assert_eq!(
+        report.next_steps[0],
+        "this host denies unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns = 1): \
+         the unit's settings that need one are commented out (see its comments); its system-call filters \
+         still apply"
+    );
+}
+
+#[test]
 fn unit_file_is_not_overwritten_without_force() {
     let world = World::new();
     fs::create_dir_all(world.unit_path().parent().unwrap()).unwrap();

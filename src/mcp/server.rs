@@ -28,7 +28,8 @@ pub const MAX_AWAIT: Duration = Duration::from_secs(600);
 const INSTRUCTIONS: &str = "Ask a human for decisions. Call arbiter_push with a plan (title, decisions with \
 options); it returns the plan id at once. The human answers on Telegram whenever they can. Call arbiter_await \
 with the id to wait for the answers (it returns after at most timeout_seconds; while the result's status is not \
-`completed`, call it again). arbiter_status and arbiter_get read the current state without waiting.";
+`completed`, call it again). arbiter_status and arbiter_get read the current state without waiting. \
+arbiter_withdraw takes back a plan nobody needs to answer any more.";
 
 /// The arguments of `arbiter_status` and `arbiter_get`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -45,6 +46,16 @@ pub struct AwaitArgs {
     /// How long to wait at most in this call, in seconds (default 50, at most 600).
     #[serde(default)]
     pub timeout_seconds: Option<u64>,
+}
+
+/// The arguments of `arbiter_withdraw`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct WithdrawArgs {
+    /// The plan id `arbiter_push` returned.
+    pub id: String,
+    /// Why it is taken back, for the human and the audit trail.
+    #[serde(default)]
+    pub reason: Option<String>,
 }
 
 /// What `arbiter_await` returns when the plan is not completed yet.
@@ -89,6 +100,15 @@ fn structured(value: &impl Serialize) -> ToolResult {
 
 fn message(e: &AgentError) -> String {
     e.to_string()
+}
+
+/// Runs `work` (file I/O: it blocks) off the async threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| format!("the tool's task failed: {e}"))?
 }
 
 /// The input schema of `arbiter_push`: the JSON plan spec (`title` + `decisions`), or an MCP elicitation request
@@ -179,12 +199,16 @@ impl ArbiterServer {
         if spec.agent.is_none() {
             spec.agent = CallerAgent::of(&extensions).map(str::to_owned);
         }
-        let now = crate::clock::now();
-        let pushed = match revise {
-            Some(id) => agent::revise_spec(&self.queue, &id, &spec, "", &now),
-            None => agent::push_spec(&self.queue, &spec, "", &now),
-        }
-        .map_err(|e| message(&e))?;
+        let queue = self.queue.clone();
+        let pushed = blocking(move || {
+            let now = crate::clock::now();
+            match revise {
+                Some(id) => agent::revise_spec(&queue, &id, &spec, "", &now),
+                None => agent::push_spec(&queue, &spec, "", &now),
+            }
+            .map_err(|e| message(&e))
+        })
+        .await?;
         structured(&pushed)
     }
 
@@ -193,7 +217,8 @@ impl ArbiterServer {
                           skipped, remaining."
     )]
     async fn arbiter_status(&self, Parameters(args): Parameters<IdArgs>) -> ToolResult {
-        let loaded = self.queue.find(&args.id).map_err(|e| message(&e.into()))?;
+        let queue = self.queue.clone();
+        let loaded = blocking(move || queue.find(&args.id).map_err(|e| message(&e.into()))).await?;
         structured(&StatusReport::of(&loaded))
     }
 
@@ -204,15 +229,54 @@ impl ArbiterServer {
                           approvers who signed off)."
     )]
     async fn arbiter_get(&self, Parameters(args): Parameters<IdArgs>) -> ToolResult {
-        let loaded = self.queue.find(&args.id).map_err(|e| message(&e.into()))?;
+        let queue = self.queue.clone();
+        let loaded = blocking(move || queue.find(&args.id).map_err(|e| message(&e.into()))).await?;
         structured(&AnswersReport::of(&loaded))
+    }
+
+    #[tool(
+        description = "Take back a pending plan nobody needs to answer any more (you moved on, or timed out):                        it leaves the human's queue with status `withdrawn` and the reason; arbiter_await on it                        then returns status withdrawn. Returns the plan's status."
+    )]
+    async fn arbiter_withdraw(
+        &self,
+        extensions: Extensions,
+        Parameters(args): Parameters<WithdrawArgs>,
+    ) -> ToolResult {
+        let queue = self.queue.clone();
+        let caller = CallerAgent::of(&extensions).map(str::to_owned);
+        let loaded = blocking(move || {
+            let now = crate::clock::now();
+            match crate::actions::withdraw(
+                &queue,
+                &args.id,
+                caller.as_deref(),
+                args.reason.as_deref(),
+                &now,
+            ) {
+                crate::actions::Outcome::Withdrawn(loaded) => Ok(loaded),
+                crate::actions::Outcome::Gone => {
+                    let found = queue.find(&args.id).map_err(|e| message(&e.into()))?;
+                    Err(message(&AgentError::NotPending {
+                        id: args.id.clone(),
+                        status: found.plan.status.to_string(),
+                    }))
+                }
+                other => Err(message(&AgentError::NotWithdrawn {
+                    id: args.id.clone(),
+                    reason: format!("{other:?}"),
+                })),
+            }
+        })
+        .await?;
+        structured(&StatusReport::of(&loaded))
     }
 
     #[tool(
         description = "Wait until the human has submitted the plan, at most timeout_seconds (default 50, max \
                           600). Returns the answers like arbiter_get when completed; when the human sent it \
                           back, at once with `status` changes_requested and `feedback` (what to change): push a \
-                          revision with arbiter_push and `revise` set to the id; otherwise the status with \
+                          revision with arbiter_push and `revise` set to the id; when it was withdrawn, \
+                          with `status` withdrawn; otherwise the status with \
                           `status` pending or in_progress: call again. With a progressToken it sends \
                           notifications/progress while it waits (at once, then every 15 s)."
     )]
@@ -245,9 +309,11 @@ impl ArbiterServer {
             None => wait.await,
         };
         match outcome {
-            Ok(WaitOutcome::Completed(loaded) | WaitOutcome::ChangesRequested(loaded)) => {
-                structured(&AnswersReport::of(&loaded))
-            }
+            Ok(
+                WaitOutcome::Completed(loaded)
+                | WaitOutcome::ChangesRequested(loaded)
+                | WaitOutcome::Withdrawn(loaded),
+            ) => structured(&AnswersReport::of(&loaded)),
             Ok(WaitOutcome::TimedOut(loaded)) => structured(&NotYet {
                 plan: StatusReport::of(&loaded),
                 message: format!(

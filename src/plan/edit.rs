@@ -54,6 +54,11 @@ pub enum Edit {
     RequestChanges {
         feedback: String,
     },
+    /// Its agent takes the plan back unanswered: `status: withdrawn` with `withdrawn_by` (the edit's `by`),
+    /// `withdrawn_at` and `withdraw_reason` (when given); the answers stay as they are.
+    Withdraw {
+        reason: Option<String>,
+    },
     /// The deadline passed (`on_deadline: submit`): every pending decision gets its `default` (answered) or is
     /// skipped, then the plan is submitted — in one write.
     Deadline,

@@ -6,7 +6,7 @@ use serde_yaml::{Mapping, Value};
 
 use super::people::{self, Approval};
 use super::timing::{self, Timing};
-use super::{Diagnostic, Feedback, PlanStatus, Priority};
+use super::{Diagnostic, Feedback, PlanStatus, Priority, Withdrawal};
 use super::{fast_yaml, lines};
 use crate::serde_message::without_position;
 
@@ -36,6 +36,8 @@ pub struct Frontmatter {
     pub feedback: Option<Feedback>,
     /// `reply_to`: the plan this one follows up (an agent's finished card: the session's previous card).
     pub reply_to: Option<String>,
+    /// `withdrawn_at`, `withdrawn_by`, `withdraw_reason`.
+    pub withdrawal: Option<Withdrawal>,
     /// 0-based line indices of the YAML text.
     pub lines: Range<usize>,
     /// 0-based index of the first body line (after the closing `---`).
@@ -152,6 +154,14 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
             at: text("feedback_at")?,
         }),
     };
+    let withdrawal = match (text("withdrawn_at")?, text("withdrawn_by")?) {
+        (None, None) => None,
+        (at, by) => Some(Withdrawal {
+            by,
+            at,
+            reason: text("withdraw_reason")?,
+        }),
+    };
     let timing = timing::read(&mapping, text, key_line)?;
     let approval = people::read(&mapping, key_line)?;
     Ok(Frontmatter {
@@ -173,6 +183,7 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
         revision,
         feedback,
         reply_to: text("reply_to")?,
+        withdrawal,
         lines: 1..close,
         body_start: close + 1,
         map: mapping,

@@ -68,6 +68,9 @@ pub enum PlanStatus {
     /// The owner sent the plan back with feedback (`🔁 Request changes`); it waits for the agent's revision in
     /// `<queue>/returned/`.
     ChangesRequested,
+    /// Its agent took it back unanswered (`arbiter withdraw`): in `<queue>/completed/`, with `withdrawn_at`,
+    /// `withdrawn_by` and the reason; no notify file, and stats do not count it as answered.
+    Withdrawn,
 }
 
 impl PlanStatus {
@@ -78,6 +81,7 @@ impl PlanStatus {
             PlanStatus::InProgress => "in_progress",
             PlanStatus::Completed => "completed",
             PlanStatus::ChangesRequested => "changes_requested",
+            PlanStatus::Withdrawn => "withdrawn",
         }
     }
 
@@ -88,6 +92,7 @@ impl PlanStatus {
             PlanStatus::InProgress,
             PlanStatus::Completed,
             PlanStatus::ChangesRequested,
+            PlanStatus::Withdrawn,
         ]
         .into_iter()
         .find(|p| p.as_str() == s)
@@ -253,6 +258,17 @@ pub struct Feedback {
     pub at: Option<String>,
 }
 
+/// A plan its agent took back (`withdrawn_at`, `withdrawn_by`, `withdraw_reason`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Withdrawal {
+    /// Who took it back: `agent:<name>`.
+    pub by: Option<String>,
+    /// When (RFC 3339, UTC).
+    pub at: Option<String>,
+    /// Why, as the agent said it.
+    pub reason: Option<String>,
+}
+
 /// A parsed decision file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
@@ -283,6 +299,8 @@ pub struct Plan {
     /// `reply_to`: the plan this one follows up (an agent's finished card: the session's previous card); its
     /// announcement is sent as a reply to that plan's.
     pub reply_to: Option<String>,
+    /// `withdrawn_at` (with `withdrawn_by`, `withdraw_reason`): the plan's agent took it back unanswered.
+    pub withdrawal: Option<Withdrawal>,
     /// The plan's own context: the body between the `# ` heading and the first decision, trimmed,
     /// without `---` rules.
     pub context: String,

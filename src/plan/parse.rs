@@ -84,6 +84,7 @@ pub(super) fn parse_with_frontmatter(
         revision: fm.revision,
         feedback: fm.feedback,
         reply_to: fm.reply_to,
+        withdrawal: fm.withdrawal,
         context,
         decisions,
         frontmatter_lines: fm.lines,

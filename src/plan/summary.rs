@@ -19,6 +19,9 @@ pub struct Summary {
     pub created_at: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completed_at: Option<String>,
+    /// `withdrawn_at` of a plan its agent took back unanswered (it has no `completed_at`: stats leave it out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub withdrawn_at: Option<String>,
     /// `revision` (1 unless the agent revised the plan; earlier revisions are in `revisions/`).
     #[serde(default = "first", skip_serializing_if = "is_first")]
     pub revision: u32,
@@ -78,6 +81,12 @@ impl Summary {
             tag: plan.tag.clone(),
             created_at: plan.created_at.clone(),
             completed_at: plan.completed_at.clone(),
+            withdrawn_at: (plan.status == crate::plan::PlanStatus::Withdrawn).then(|| {
+                plan.withdrawal
+                    .as_ref()
+                    .and_then(|w| w.at.clone())
+                    .unwrap_or_default()
+            }),
             revision: plan.revision,
             approvers: plan.approval.approvers.clone(),
             escalated_to: if plan.timing.escalated_at.is_some() {

@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 
 mod read;
 
-pub use read::{Checked, read, read_for_plans, read_where};
+pub use read::{Checked, read, read_for_plans, read_where, recent};
 
 /// The folder in the queue root.
 pub const DIR: &str = "audit";

@@ -42,6 +42,9 @@ pub struct Queue {
     parsed: Arc<Mutex<ParsedCache>>,
     /// Held by a scan: two scans at once would each take the cache for themselves.
     scanning: Arc<Mutex<()>>,
+    /// The paths whose cache entry a look other than the daemon's changed since the daemon's last look: its next
+    /// look reports them (see [`cache::Report`]).
+    unreported: Arc<Mutex<std::collections::BTreeSet<PathBuf>>>,
     /// What the cache keeps of each plan.
     keep: Keep,
 }
@@ -56,6 +59,7 @@ impl Queue {
             index: Arc::default(),
             parsed: Arc::default(),
             scanning: Arc::default(),
+            unreported: Arc::default(),
             keep: Keep::Whole,
         };
         for dir in [

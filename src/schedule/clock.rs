@@ -135,11 +135,16 @@ async fn take(
             ..
         }
         | Outcome::Gone
+        | Outcome::Withdrawn(_)
         | Outcome::Current(_)
         | Outcome::SentBack { .. }
         | Outcome::SignedOff(_)
         | Outcome::Stale(_)
         | Outcome::Recorded { .. } => Step::Nothing,
+        Outcome::Failed(why) => {
+            tracing::error!(plan = id, %why, "the clock's action failed; trying again later");
+            Step::Failed
+        }
         Outcome::NotRecorded { plan, error } => {
             tracing::error!(plan = %plan.plan.id, %error, "the clock could not act on a plan; trying again later");
             Step::Failed

@@ -40,6 +40,7 @@ pub(super) fn plan(
         revision: 1,
         feedback: None,
         reply_to: None,
+        withdrawal: None,
         context: String::new(),
         decisions: Vec::new(),
         frontmatter_lines: 0..0,

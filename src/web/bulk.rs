@@ -222,7 +222,10 @@ fn line(plan: &str, what: &str, outcome: &Outcome) -> Line {
             "stale",
             "the plan changed since the page was drawn; nothing recorded".to_owned(),
         ),
-        Outcome::Gone => ("gone", "no longer pending; nothing recorded".to_owned()),
+        Outcome::Gone | Outcome::Withdrawn(_) => {
+            ("gone", "no longer pending; nothing recorded".to_owned())
+        }
+        Outcome::Failed(why) => ("failed", why.clone()),
         Outcome::Refused(r) => ("refused", r.to_string()),
         Outcome::NotRecorded { error, .. } => ("not recorded", error.to_string()),
     };

@@ -285,7 +285,11 @@ async fn respond(
             tracing::info!(plan = %plan.plan.id, user = session.user, "sent back from the web dashboard");
             Redirect::to("/queue?notice=sent_back").into_response()
         }
-        Outcome::Gone => gone(session),
+        Outcome::Gone | Outcome::Withdrawn(_) => gone(session),
+        Outcome::Failed(why) => refuse(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &format!("Not recorded: {why}"),
+        ),
         Outcome::Refused(r) => refuse(StatusCode::FORBIDDEN, &r.to_string()),
         Outcome::NotRecorded { error, .. } => {
             let text = match outcome_refusal(&error) {

@@ -115,3 +115,21 @@ pub fn plan_answered<S: AsRef<str>>(front: &str, decisions: &[(&str, &str, &str,
     }
     out
 }
+
+/// The queue's one plan was withdrawn on the record, saying `reason`: in completed/ with `status: withdrawn`, no
+/// notify file, and a `withdraw` line in the audit trail.
+pub fn assert_withdrawn(q: &TempQueue, reason: &str) {
+    let done = q.files("completed");
+    assert_eq!(done.len(), 1, "one plan in completed/: {done:?}");
+    let text = q.read("completed", &done[0]);
+    assert!(text.contains("\nstatus: withdrawn\n"), "{text}");
+    assert!(q.files("notify").is_empty(), "no notify file");
+    let (_, entries) = arbiter_zebu::queue::audit::read(q.root())
+        .expect("read the trail")
+        .expect("the chain verifies");
+    let line = entries
+        .iter()
+        .find(|e| e.action == "withdraw")
+        .unwrap_or_else(|| panic!("no withdraw line: {entries:?}"));
+    assert_eq!(line.value.as_deref(), Some(reason));
+}

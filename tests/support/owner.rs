@@ -83,7 +83,7 @@ impl Owner {
     /// Types `text` as the answer to decision `decision_id`.
     pub fn custom(&self, plan_id: &str, decision_id: &str, text: &str) {
         let action = Action::Custom {
-            to: Typed::Id(decision_id.to_owned()),
+            to: Typed::prompted_on(&self.current(plan_id).plan, decision_id),
             text: text.to_owned(),
         };
         self.take(plan_id, &action);
@@ -105,7 +105,7 @@ impl Owner {
     /// Leaves `text` as a note on decision `decision_id` (`💬 Note`).
     pub fn note(&self, plan_id: &str, decision_id: &str, text: &str) {
         let action = Action::Note {
-            to: Typed::Id(decision_id.to_owned()),
+            to: Typed::prompted_on(&self.current(plan_id).plan, decision_id),
             text: text.to_owned(),
         };
         self.take(plan_id, &action);

@@ -80,9 +80,17 @@ pub async fn handle(ctx: &Ctx, q: &CallbackQuery) {
             let _ = ctx.rescan().await;
             ctx.groups.wake();
         }
-        Outcome::Gone => {
+        Outcome::Gone | Outcome::Withdrawn(_) => {
             answer(Some(views::PLAN_GONE_ALERT.to_owned()), true).await;
             ctx.groups.wake();
+        }
+        Outcome::Failed(why) => {
+            tracing::error!(user, %why, "group tap failed");
+            answer(
+                Some(truncate(&format!("⚠️ Not recorded: {why}"), 190)),
+                true,
+            )
+            .await;
         }
         Outcome::NotRecorded { plan, error } => {
             tracing::error!(plan = %plan.plan.id, %error, "could not record a group tap");

@@ -95,6 +95,13 @@ fn verify(plan: &Plan, edit: &Edit, completes: bool) -> Result<(), Diagnostic> {
             plan.status == PlanStatus::ChangesRequested
                 && plan.feedback.as_ref().is_some_and(|f| f.text == *feedback)
         }
+        Edit::Withdraw { reason } => {
+            plan.status == PlanStatus::Withdrawn
+                && plan
+                    .withdrawal
+                    .as_ref()
+                    .is_some_and(|w| w.reason == *reason && w.at.is_some())
+        }
         Edit::Reminded => plan.timing.reminded_at.is_some(),
         Edit::Escalated => plan.timing.escalated_at.is_some(),
         Edit::Note { decision, text } => plan

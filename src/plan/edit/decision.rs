@@ -108,7 +108,7 @@ pub(super) fn write(
                 return Err(EditError::EmptyFeedback);
             }
         }
-        Edit::Deadline | Edit::Reminded | Edit::Escalated => {}
+        Edit::Deadline | Edit::Reminded | Edit::Escalated | Edit::Withdraw { .. } => {}
     }
     Ok(())
 }

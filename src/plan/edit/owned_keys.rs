@@ -43,6 +43,7 @@ impl OwnedKeys {
             Edit::Reminded => vec![time("reminded_at", now)],
             Edit::Escalated => vec![time("escalated_at", now)],
             Edit::RequestChanges { feedback } => feedback_keys(feedback, by, now),
+            Edit::Withdraw { reason } => withdraw_keys(reason.as_deref(), by, now),
             _ => counted_keys(plan, edit, now, completes, signoffs.as_deref()),
         };
         Ok(OwnedKeys { fields, completes })
@@ -85,6 +86,26 @@ fn feedback_keys(feedback: &str, by: Option<&str>, now: &str) -> Vec<OwnedKey> {
         });
     }
     fields.push(time("feedback_at", now));
+    fields.push(time("updated_at", now));
+    fields
+}
+
+/// A withdrawal: `status: withdrawn`, `withdrawn_by` (when known), `withdrawn_at`, `withdraw_reason` (when
+/// given) and `updated_at`.
+fn withdraw_keys(reason: Option<&str>, by: Option<&str>, now: &str) -> Vec<OwnedKey> {
+    let text = |key, v: &str| OwnedKey {
+        key,
+        value: Value::String(v.to_owned()),
+        yaml: yaml_value::scalar(v),
+    };
+    let mut fields = vec![text("status", PlanStatus::Withdrawn.as_str())];
+    if let Some(by) = by {
+        fields.push(text("withdrawn_by", by));
+    }
+    fields.push(time("withdrawn_at", now));
+    if let Some(reason) = reason {
+        fields.push(text("withdraw_reason", reason));
+    }
     fields.push(time("updated_at", now));
     fields
 }

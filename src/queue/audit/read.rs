@@ -21,6 +21,25 @@ pub fn read(queue_root: &Path) -> io::Result<Result<(Intact, Vec<Entry>), Broken
     read_where(queue_root, |_| true)
 }
 
+/// The entries of the newest `months` month files, oldest first, as they read (the chain is not checked, and a
+/// line that does not read is passed over): what the start-up's recovery compares the plan files with.
+pub fn recent(queue_root: &Path, months_back: usize) -> io::Result<Vec<Entry>> {
+    let all = months(&queue_root.join(DIR))?;
+    let mut entries = Vec::new();
+    for path in &all[all.len().saturating_sub(months_back)..] {
+        let text = match fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
+        entries.extend(
+            text.lines()
+                .filter_map(|l| serde_json::from_str::<Entry>(l).ok()),
+        );
+    }
+    Ok(entries)
+}
+
 /// The entries of the trail that `keep` keeps, oldest first, once the whole chain is checked (every line is read
 /// and checked; only the kept ones are held).
 pub fn read_where(

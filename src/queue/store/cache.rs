@@ -29,6 +29,20 @@ pub(super) enum Keep {
     Briefs,
 }
 
+/// Who hears of what a look at pending/ changed in the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Report {
+    /// The daemon's looks: the paths whose entry changed are returned, with every change other looks made since
+    /// (the daemon's picture follows the cache by these alone: a change another look absorbed unsaid would never
+    /// reach it — a plan deleted after a tap had looked for it stayed in `/queue` for good).
+    Changes,
+    /// Any other look (a tap's read, a page, a command): the changes are remembered for the daemon's next look.
+    Remember,
+    /// A look whose caller takes the whole cache as its new picture (the daemon's start-up): nothing is owed to
+    /// anyone any more.
+    Settle,
+}
+
 /// One pending plan in the cache: its brief, and the whole plan when the cache keeps whole plans.
 #[derive(Debug, Clone)]
 pub(super) struct Held {
@@ -49,13 +63,16 @@ impl Queue {
     /// Brings the cache's entries for `paths` (in pending/) up to date with the disk: a file whose version changed
     /// is re-read (in parallel when there are many: the start-up scan), a file gone or no longer a regular file
     /// is dropped. The id index follows. Called with the scan lock held. Returns the paths whose entry changed (read
-    /// again, or dropped), in path order, when `report` asks for them (a start-up doesn't: no copy of every path).
+    /// again, or dropped), in path order, when `report` asks for them ([`Report::Changes`]: with those other looks
+    /// left unsaid).
     pub(super) fn refresh(
         &self,
         cache: &mut ParsedCache,
         paths: Vec<PathBuf>,
-        report: bool,
+        report: Report,
     ) -> Result<Vec<PathBuf>, StoreError> {
+        // A settling look (the start-up, a whole cache built in one go) collects no path.
+        let collect = report != Report::Settle;
         let mut gone = Vec::new();
         let mut stale = Vec::new();
         for path in paths {
@@ -76,7 +93,7 @@ impl Queue {
         let mut index = lock(&self.index);
         let mut changed = Vec::new();
         for path in gone {
-            if forget(cache, &mut index, &path) && report {
+            if forget(cache, &mut index, &path) && collect {
                 changed.push(path);
             }
         }
@@ -87,7 +104,7 @@ impl Queue {
         for ((path, version), result) in stale.into_iter().zip(read) {
             let entry = result?;
             forget(cache, &mut index, &path);
-            if report {
+            if collect {
                 changed.push(path.clone());
             }
             if let Some(entry) = entry {
@@ -104,8 +121,24 @@ impl Queue {
         if first {
             *cache = built.into_iter().collect();
         }
-        changed.sort_unstable();
-        Ok(changed)
+        drop(index);
+        let mut unreported = lock(&self.unreported);
+        match report {
+            Report::Changes => {
+                changed.extend(std::mem::take(&mut *unreported));
+                changed.sort_unstable();
+                changed.dedup();
+                Ok(changed)
+            }
+            Report::Remember => {
+                unreported.extend(changed);
+                Ok(Vec::new())
+            }
+            Report::Settle => {
+                unreported.clear();
+                Ok(Vec::new())
+            }
+        }
     }
 }
 

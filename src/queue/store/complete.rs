@@ -21,6 +21,40 @@ impl Queue {
         Ok((moved, notify))
     }
 
+    /// Moves a plan whose file says withdrawn into completed/, with no notify file: its agent took it back and
+    /// reads no answer. Idempotent after a crash.
+    pub fn withdraw_out(&self, loaded: &Loaded) -> Result<Loaded, StoreError> {
+        self.move_to_completed(loaded)
+    }
+
+    /// An agent read the notify file `name` (in notify/): it is removed, unless it no longer holds `read` (what the
+    /// agent read, when given: a newer completion of the same plan wrote it again since). True when removed; a
+    /// file already gone is not an error. The folder is synced, so a removal that was reported stays removed.
+    pub fn take_notify(&self, name: &str, read: Option<&str>) -> Result<bool, StoreError> {
+        let dir = self.notify_dir();
+        let path = dir.join(name);
+        // Only plain names of this folder: a name with a separator would reach elsewhere.
+        if name.contains(['/', '\\']) || name.starts_with('.') {
+            return Ok(false);
+        }
+        if let Some(read) = read {
+            match std::fs::read_to_string(&path) {
+                Ok(now) if now == read => {}
+                Ok(_) => return Ok(false),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+                Err(e) => return Err(StoreError::io(&path)(e)),
+            }
+        }
+        match std::fs::remove_file(&path) {
+            Ok(()) => {
+                sync_dir(&path).map_err(StoreError::io(&dir))?;
+                Ok(true)
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(StoreError::io(&path)(e)),
+        }
+    }
+
     /// Writes the plan's notify file (when notifications are on), before the plan leaves pending/.
     pub(super) fn write_notify(&self, loaded: &Loaded) -> Result<Option<PathBuf>, StoreError> {
         if !self.notifications {
@@ -105,12 +139,16 @@ impl Queue {
             atomic::remove_stale_temps(&dir, Duration::from_secs(60))
                 .map_err(StoreError::io(&dir))?;
         }
-        let mut all = self.briefs()?;
+        // The daemon's start-up takes these briefs as its whole picture of pending/.
+        let mut all = self.briefs_settled()?;
         let mut done = Vec::new();
         let mut pending = Vec::with_capacity(all.plans.len());
         for listed in std::mem::take(&mut all.plans) {
             let status = listed.brief.status();
-            if status != PlanStatus::Completed && status != PlanStatus::ChangesRequested {
+            if !matches!(
+                status,
+                PlanStatus::Completed | PlanStatus::ChangesRequested | PlanStatus::Withdrawn
+            ) {
                 pending.push(listed);
                 continue;
             }
@@ -120,6 +158,8 @@ impl Queue {
                 done.push(self.complete(&loaded)?.0);
             } else if loaded.plan.status == PlanStatus::ChangesRequested {
                 self.send_back(&loaded)?;
+            } else if loaded.plan.status == PlanStatus::Withdrawn {
+                self.withdraw_out(&loaded)?;
             } else {
                 pending.push(listed);
             }

@@ -26,6 +26,8 @@ pub enum Outcome {
         plan: Loaded,
         notify: Option<PathBuf>,
     },
+    /// Its agent took the plan back: it now sits in completed/ with `status: withdrawn`, and no notify file.
+    Withdrawn(Loaded),
 }
 
 /// What came of [`Queue::edit_with`].
@@ -33,6 +35,9 @@ pub enum Outcome {
 pub enum Edited<T> {
     /// The edit is on disk.
     Written(Outcome),
+    /// The file already held the edit byte for byte (the same answer again, in the same second): nothing was
+    /// written, and there is no change to record.
+    Holds(Loaded),
     /// The caller's `decide` chose not to edit the plan as read (for its reason `T`): nothing was written.
     Declined(T, Loaded),
     /// The edit does not apply to the plan as read (a stale view, an empty answer…): nothing was written.
@@ -55,6 +60,7 @@ impl Queue {
     ) -> Result<Outcome, StoreError> {
         match self.edit_with(id, by, now, |_| Ok::<_, Infallible>(edit.clone()))? {
             Edited::Written(outcome) => Ok(outcome),
+            Edited::Holds(loaded) => Ok(Outcome::Edited(loaded)),
             Edited::Refused(error, _) => Err(error.into()),
             Edited::Declined(never, _) => match never {},
         }
@@ -99,6 +105,9 @@ impl Queue {
                 Ok(applied) => applied,
                 Err(error) => return Ok(Edited::Refused(error, read.into_loaded())),
             };
+            if new_text == read.text && !edit.submits() {
+                return Ok(Edited::Holds(read.into_loaded()));
+            }
             match replace(&read.path, read.text.as_bytes(), new_text.as_bytes(), hook)
                 .map_err(StoreError::io(&read.path))?
             {
@@ -127,6 +136,9 @@ impl Queue {
         if loaded.plan.status == plan::PlanStatus::ChangesRequested {
             let (plan, notify) = self.send_back(&loaded)?;
             return Ok(Outcome::Returned { plan, notify });
+        }
+        if loaded.plan.status == plan::PlanStatus::Withdrawn {
+            return Ok(Outcome::Withdrawn(self.withdraw_out(&loaded)?));
         }
         if edit.submits() || loaded.plan.status == plan::PlanStatus::Completed {
             let (plan, notify) = self.complete(&loaded)?;

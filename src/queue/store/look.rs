@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::sync::lock;
 
-use super::cache::ParsedCache;
+use super::cache::{ParsedCache, Report};
 use super::listing::{Entry, Problem, list_dir, list_dir_giving_way};
 use super::version::Version;
 use super::{Listed, Queue, StoreError, is_plan_name};
@@ -46,12 +46,29 @@ impl Queue {
         list_dir_giving_way(&self.pending_dir(), &give_way).map(Listing)
     }
 
-    /// The briefs of every plan in pending/ (files unchanged since the last look are not re-read).
+    /// The briefs of every plan in pending/ (files unchanged since the last look are not re-read). What changed is
+    /// left for the daemon's next look ([`Queue::look_at`]).
     pub fn briefs(&self) -> Result<Briefs, StoreError> {
+        self.briefs_reporting(Report::Remember)
+    }
+
+    /// [`Queue::briefs`] for a caller that takes them as its whole picture of pending/ (the daemon's start-up):
+    /// the changes other looks left unsaid are in it, so the next look owes none.
+    pub fn briefs_settled(&self) -> Result<Briefs, StoreError> {
+        self.briefs_reporting(Report::Settle)
+    }
+
+    /// True when looks other than the daemon's changed the cache since its last look: its picture is behind.
+    #[must_use]
+    pub fn has_unreported(&self) -> bool {
+        !lock(&self.unreported).is_empty()
+    }
+
+    fn briefs_reporting(&self, report: Report) -> Result<Briefs, StoreError> {
         let listing = self.list_pending()?;
         let _one_at_a_time = lock(&self.scanning);
         let mut cache = lock(&self.parsed);
-        self.refresh_listed(&mut cache, listing, &[], false)?;
+        self.refresh_listed(&mut cache, listing, &[], report)?;
         let mut all = Briefs {
             plans: Vec::with_capacity(cache.len()),
             problems: Vec::new(),
@@ -72,18 +89,18 @@ impl Queue {
     pub fn look_listed(&self, listing: Listing, named: &[PathBuf]) -> Result<Delta, StoreError> {
         let _one_at_a_time = lock(&self.scanning);
         let mut cache = lock(&self.parsed);
-        let changed = self.refresh_listed(&mut cache, listing, named, true)?;
+        let changed = self.refresh_listed(&mut cache, listing, named, Report::Changes)?;
         Ok(delta_of(&cache, changed))
     }
 
     /// A look at only `paths` (the files a file-system event named): each is re-read if its version changed,
     /// dropped if it is gone; paths outside pending/, dotfiles and non-`.md` files are ignored. Costs a `stat` per
-    /// named path and what changed, not the queue's size.
+    /// named path and what changed, not the queue's size. What other looks changed since is in the delta too.
     pub fn look_at(&self, paths: &[PathBuf]) -> Result<Delta, StoreError> {
         let named = self.pending_plans_among(paths);
         let _one_at_a_time = lock(&self.scanning);
         let mut cache = lock(&self.parsed);
-        let changed = self.refresh(&mut cache, named, true)?;
+        let changed = self.refresh(&mut cache, named, Report::Changes)?;
         Ok(delta_of(&cache, changed))
     }
 
@@ -94,7 +111,7 @@ impl Queue {
         cache: &mut ParsedCache,
         listing: Listing,
         named: &[PathBuf],
-        report: bool,
+        report: Report,
     ) -> Result<Vec<PathBuf>, StoreError> {
         // Both in path order: one walk finds the files new, changed or no longer listed. (Paths of one folder
         // compare as their bytes do: no component-wise comparison per file.)

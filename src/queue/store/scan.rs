@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::sync::lock;
 
-use super::cache::{Keep, ParsedCache};
+use super::cache::{Keep, ParsedCache, Report};
 use super::listing::{Entry, Problem, list_dir, read_all};
 use super::version::Version;
 use super::{Loaded, Location, Queue, StoreError};
@@ -31,7 +31,7 @@ impl Queue {
         let listing = self.list_pending()?;
         let _one_at_a_time = lock(&self.scanning);
         let mut cache = lock(&self.parsed);
-        self.refresh_listed(&mut cache, listing, &[], false)?;
+        self.refresh_listed(&mut cache, listing, &[], Report::Remember)?;
         Ok(scan_of(&cache))
     }
 
@@ -46,7 +46,7 @@ impl Queue {
         let named = self.pending_plans_among(paths);
         let _one_at_a_time = lock(&self.scanning);
         let mut cache = lock(&self.parsed);
-        self.refresh(&mut cache, named, false)?;
+        self.refresh(&mut cache, named, Report::Remember)?;
         Ok(scan_of(&cache))
     }
 

@@ -7,7 +7,7 @@ use crate::telegram::render::{Block, excerpt, render};
 
 use super::layout::{
     Caps, Draft, MAX_OPTION_BUTTONS, button_text, code_line, fit, fit_first, index16, letter, line,
-    pref, rows_of,
+    pref, request_changes, rows_of,
 };
 use super::{Button, View, Viewer, full_context};
 
@@ -369,17 +369,6 @@ fn shown_label(option: &crate::plan::DecisionOption) -> &str {
     } else {
         &option.label
     }
-}
-
-/// `🔁 Request changes`: the owner types what the agent should change, and the plan goes back to it.
-pub(super) fn request_changes(plan: &Plan) -> Button {
-    Button::new(
-        "🔁 Request changes",
-        Callback::RequestChanges {
-            plan: pref(plan),
-            seen: seen::of_answers(plan),
-        },
-    )
 }
 
 fn back_to_plan(plan: &Plan) -> Button {

@@ -253,6 +253,17 @@ pub(super) fn tag_prefix<P: Outline + ?Sized>(plan: &P, caps: Caps) -> String {
     }
 }
 
+/// `🔁 Request changes`: the owner types what the agent should change, and the plan goes back to it.
+pub(super) fn request_changes(plan: &Plan) -> Button {
+    Button::new(
+        "🔁 Request changes",
+        Callback::RequestChanges {
+            plan: pref(plan),
+            seen: seen::of_answers(plan),
+        },
+    )
+}
+
 /// `📤 Submit`, or on a plan that needs sign-offs `✅ Sign off (k/N)` carrying the answers it approves.
 pub(super) fn submit_button(plan: &Plan) -> Button {
     if plan.approval.needs_signoffs() {

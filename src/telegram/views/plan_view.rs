@@ -60,7 +60,7 @@ pub(super) fn plan_view(plan: &Plan, now: chrono::DateTime<chrono::Utc>) -> View
     keyboard.push(vec![go, to_queue("↩️ Back")]);
     // Any plan but a form can go back to its agent with the owner's words (a form is declined instead).
     if !plan.elicitation {
-        keyboard.push(vec![super::decision::request_changes(plan)]);
+        keyboard.push(vec![super::layout::request_changes(plan)]);
     }
     // A form can be declined as a whole before any field is answered (its required fields can't be skipped to
     // reach the review).

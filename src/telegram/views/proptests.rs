@@ -113,6 +113,7 @@ fn arb_plan() -> impl Strategy<Value = Plan> {
                 revision: 1,
                 feedback: None,
                 reply_to: None,
+                withdrawal: None,
                 context,
                 decisions,
                 frontmatter_lines: 0..0,

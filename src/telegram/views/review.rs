@@ -65,7 +65,7 @@ pub(super) fn review_view(plan: &Plan, confirm: Option<&str>, viewer: &Viewer) -
     // Sending the plan back is the approvers' (a delegate sees only their decisions); an elicitation is declined
     // instead.
     if viewer.only.is_none() && !plan.elicitation {
-        keyboard.push(vec![super::decision::request_changes(plan)]);
+        keyboard.push(vec![super::layout::request_changes(plan)]);
     }
     keyboard.push(vec![Button::new(
         "↩️ Back",
@@ -149,6 +149,19 @@ fn review_text(plan: &Plan, listed: usize, caps: Caps, viewer: &Viewer) -> Strin
 #[must_use]
 pub fn completion(plan: &Plan) -> View {
     let text = fit(|caps| {
+        if plan.status == crate::plan::PlanStatus::Withdrawn {
+            let w = plan.withdrawal.clone().unwrap_or_default();
+            let by = w.by.as_deref().unwrap_or("its agent");
+            let mut text = format!(
+                "↩️ *{}*\n\nWithdrawn by {}: nobody needs to answer it any more, and nothing was recorded\\.",
+                line(&plan.title, caps.title),
+                code_line(by, caps.label)
+            );
+            if let Some(reason) = w.reason.as_deref().filter(|r| !r.trim().is_empty()) {
+                text.push_str(&format!("\n\n_{}_", line(reason, caps.context)));
+            }
+            return Draft::from(text);
+        }
         if plan.declined() {
             let mut text = format!(
                 "❌ *{}*\n\nDeclined: the agent gets `decline`, and no answers\\.",

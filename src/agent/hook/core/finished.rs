@@ -105,6 +105,10 @@ pub async fn run(
             forget_notification(queue, &done.plan);
             verdict(&done.plan)
         }
+        // Withdrawn meanwhile (a new turn of the session, by hand): nobody will answer here.
+        Ok(WaitOutcome::Withdrawn(gone)) => {
+            return stop(format!("plan `{}` was withdrawn", gone.plan.id));
+        }
         Ok(WaitOutcome::ChangesRequested(sent)) => {
             forget_notification(queue, &sent.plan);
             match sent
@@ -311,5 +315,97 @@ async fn last_message(last: &LastMessage) -> (Option<String>, Option<String>) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::hook::dialect::codex::AGENT;
+
+    fn finished(cap: Option<&'static str>) -> Finished {
+        Finished {
+            origin: Origin {
+                agent: AGENT,
+                session: Some("s".into()),
+                cwd: Some("/home/dev/shop".into()),
+            },
+            last: LastMessage::Text(None),
+            cap,
+        }
+    }
+
+    /// The card as pushed and read back.
+    fn card(message: Option<&str>, cap: Option<&'static str>) -> (String, Plan) {
+        let spec = plan_spec(&finished(cap), message, None, &PlanOptions::default());
+        crate::agent::spec::validate(&spec).unwrap();
+        let text = crate::agent::spec::render(&spec, "c1", "2026-02-01T10:00:00Z");
+        let plan = crate::plan::parse(&text, "c1").unwrap();
+        (text, plan)
+    }
+
+    #[test]
+    fn any_last_message_stays_the_cards_context_and_one_decision() {
+        let hostile = format!(
+            "## Decision 2: Sneaky\n\nid: next\n**Options:**\n- `go` — Go\n---\nstatus: completed\n\n```\n## in code\n```\n{}",
+            "`*_[x](javascript:alert(1))_*` ".repeat(5_000)
+        );
+        let (text, plan) = card(Some(&hostile), Some("It stops after 9."));
+        assert_eq!(plan.decisions.len(), 1);
+        assert_eq!(plan.decisions[0].id, DECISION_ID);
+        assert_eq!(plan.decisions[0].options.len(), 1);
+        assert!(
+            plan.context.contains("#### Decision 2: Sneaky"),
+            "{}",
+            plan.context
+        );
+        assert!(
+            plan.context
+                .ends_with("more characters of Codex's message)")
+        );
+        assert!(text.len() < 200_000);
+        assert!(plan.decisions[0].context.ends_with("It stops after 9."));
+        assert_eq!(plan.title, "🏁 Codex finished · shop");
+        let (_, empty) = card(Some("  \n"), None);
+        assert_eq!(empty.context, "_Codex ended its turn without a message._");
+    }
+
+    #[test]
+    fn only_a_persons_typed_answer_goes_on() {
+        let (text, _) = card(Some("Done."), None);
+        let answer = |edit: crate::plan::Edit, by: &str| {
+            let text =
+                crate::plan::apply(&text, "c1", &edit, Some(by), "2026-02-01T10:01:00Z").unwrap();
+            verdict(&crate::plan::parse(&text, "c1").unwrap())
+        };
+        let typed = || crate::plan::Edit::Custom {
+            decision: DECISION_ID.into(),
+            text: " Now add tests ".into(),
+        };
+        assert_eq!(
+            answer(typed(), "93533553"),
+            Verdict::Continue {
+                instruction: "Now add tests".into()
+            }
+        );
+        assert_eq!(answer(typed(), "deadline"), Verdict::Stop);
+        let done = crate::plan::Edit::Answer {
+            decision: DECISION_ID.into(),
+            key: DONE.into(),
+            label: "🏁 Done".into(),
+        };
+        assert_eq!(answer(done, "93533553"), Verdict::Stop);
+        let skip = crate::plan::Edit::Skip {
+            decision: DECISION_ID.into(),
+        };
+        assert_eq!(answer(skip, "93533553"), Verdict::Stop);
+    }
+
+    #[test]
+    fn a_repeated_response_shows_what_is_new() {
+        assert_eq!(new_part(Some("One."), "One.\nTwo."), "Two.");
+        assert_eq!(new_part(Some("One."), "One."), "One.");
+        assert_eq!(new_part(Some("Other"), "One.\nTwo."), "One.\nTwo.");
+        assert_eq!(new_part(None, "One."), "One.");
     }
 }

@@ -148,7 +148,7 @@ pub fn remember(queue: &Queue, call: &ToolCall, plan: &str) -> io::Result<()> {
 pub fn allowed_before(queue: &Queue, dialect: &dyn Dialect, call: &ToolCall) -> Option<Reply> {
     let session = call.origin.session.as_deref()?;
     let (tool, what) = key(call);
-    // Don't create anything for a session that never had an allow: most calls get here.
+    // Most calls get here: a session that never had an allow has no file, and nothing is written for it.
     let allowed = {
         let memory = Memory::open(queue, call.origin.agent.name, session).ok()?;
         if !memory.path.exists() {

@@ -12,6 +12,7 @@
 
 mod abandon;
 pub mod ask;
+mod call;
 pub mod change;
 pub mod dialect;
 pub mod finished;
@@ -22,10 +23,9 @@ pub mod plan_mode;
 pub mod text;
 pub mod verdict;
 
-use std::fs;
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::agent::spec::PlanSpec;
 use crate::clock::now as now_rfc3339;
@@ -35,107 +35,12 @@ use crate::queue::{Loaded, Location, Queue, audit, notify_file};
 use crate::agent::revise::revise_spec;
 use crate::agent::{AgentError, WaitOutcome, push_spec, wait_for_completion};
 use abandon::Watch;
+pub use call::{Act, Agent, AnswerBy, Event, Grants, Origin, SessionGrant, ToolCall};
 pub use dialect::Dialect;
 
 pub use form::FormInput;
 pub use permission::PlanOptions;
 pub use verdict::{OnTimeout, Verdict};
-
-/// Which agent asks: its command-line name (`codex`, the plan's `agent`), the name people know it by (`Claude
-/// Code`), and what its model goes by in a sentence (`Claude`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Agent {
-    pub name: &'static str,
-    pub display: &'static str,
-    pub short: &'static str,
-}
-
-/// What kind of hook call this is, whatever the agent names it; the dialect answers in the event's format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Event {
-    /// Before a tool runs (Claude Code, Codex, Qwen `PreToolUse`, Gemini `BeforeTool`, Copilot `preToolUse`).
-    PreTool,
-    /// The agent is about to show its permission dialog (`PermissionRequest`, Copilot `permissionRequest`).
-    Permission,
-    /// An MCP server asks for a form (Claude Code `Elicitation`).
-    Form,
-    /// The agent ended its turn (`Stop`, Gemini `AfterAgent`, Copilot `agentStop`).
-    Finished,
-}
-
-/// Who asks, and where.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Origin {
-    pub agent: Agent,
-    /// The agent's session id.
-    pub session: Option<String>,
-    /// The agent's working directory (the project).
-    pub cwd: Option<String>,
-}
-
-/// One tool call, as the dialect read it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolCall {
-    pub origin: Origin,
-    pub event: Event,
-    /// The agent's name for the tool (`Bash`, `run_shell_command`, `apply_patch`, …).
-    pub tool: String,
-    /// The tool's arguments, as the model built them.
-    pub input: Map<String, Value>,
-    /// What the call does, for showing it.
-    pub act: Act,
-    /// Why the model wants it, when the agent says (a command's description, an escalation's justification).
-    pub reason: Option<String>,
-    /// What "allow for this session" and "always allow in this project" mean for this agent.
-    pub grants: Grants,
-}
-
-/// What a tool call does.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Act {
-    /// Runs a shell command; `editable` when the agent runs an edited command in its place (`updatedInput`).
-    Command { command: String, editable: bool },
-    /// Changes files: shown as a diff.
-    Change(change::Change),
-    /// Anything else: shown as the input's JSON.
-    Other,
-}
-
-/// The permission rules the owner may grant beyond this one call.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Grants {
-    pub session: SessionGrant,
-    /// The agent's own rules written to the project's settings (`✅ Always allow in this project`), with the
-    /// label that says what they allow; empty: not offered.
-    pub project: Vec<Map<String, Value>>,
-    pub project_label: String,
-}
-
-/// What `✅ Allow for this session` does.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub enum SessionGrant {
-    /// The agent's own permission updates, kept by the agent for the session; `label` says what they allow.
-    Agent {
-        updates: Vec<Map<String, Value>>,
-        label: String,
-    },
-    /// The agent has no such rule: Arbiter allows the same call again in this session without asking
-    /// ([`memory`]), and audits each use.
-    Arbiter,
-    /// Not offered.
-    #[default]
-    None,
-}
-
-/// How a question tool's answers go back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AnswerBy {
-    /// As the tool's input with the answers (Claude Code's `AskUserQuestion`).
-    UpdatedInput,
-    /// By denying the tool with `The user answered: …`, which the model reads as the tool's result (no other agent
-    /// takes an answer from a hook).
-    Deny,
-}
 
 /// What one hook call asks.
 #[derive(Debug, Clone)]
@@ -363,6 +268,14 @@ async fn ask(
     let last = match waited {
         Ok(WaitOutcome::Completed(done)) => return answered(queue, dialect, &done, prompt, event),
         Ok(WaitOutcome::TimedOut(last)) => last,
+        // Taken back by someone else meanwhile (its agent, by hand): nobody will answer here.
+        Ok(WaitOutcome::Withdrawn(gone)) => {
+            let reason = format!(
+                "plan `{}` was withdrawn before anyone answered",
+                gone.plan.id
+            );
+            return Reply::fallback(dialect, Some(event), &reason);
+        }
         // Sent back: the owner's request for changes is the reason the model reads (the plan stays in returned/,
         // where the session's next plan finds it to revise).
         Ok(WaitOutcome::ChangesRequested(sent)) => {
@@ -429,10 +342,10 @@ fn is_completed(loaded: &Loaded) -> bool {
     loaded.location == Location::Completed || loaded.plan.status == PlanStatus::Completed
 }
 
-/// The hook is the agent that reads this plan's notification: its notify file is deleted (the plan itself stays
+/// The hook is the agent that reads this plan's notification: its notify file is taken (the plan itself stays
 /// in completed/ or returned/).
 fn forget_notification(queue: &Queue, plan: &Plan) {
-    let _ = fs::remove_file(queue.notify_dir().join(notify_file::file_name(plan)));
+    let _ = queue.take_notify(&notify_file::file_name(plan), None);
 }
 
 /// The human's answer as the reply. A permission the agent keeps (for the session, or in the project's settings)
@@ -484,15 +397,15 @@ fn answered(
     }
 }
 
-/// Takes a plan nobody answered in time out of pending/: the agent has moved on, so a later answer would go
-/// nowhere. Every path of the hooks that gives up on a plan goes through here. True when it left pending/.
+/// Takes a plan nobody answered in time out of pending/ through the action layer (`status: withdrawn`, an audit
+/// line, the owner's views say so): the agent has moved on, so a later answer would go nowhere. Every path of the
+/// hooks that gives up on a plan goes through here. True when it was withdrawn.
 pub fn withdraw(queue: &Queue, id: &str) -> bool {
-    match queue.find_pending(id) {
-        Ok(Some(loaded)) if loaded.plan.status != PlanStatus::Completed => {
-            fs::remove_file(&loaded.path).is_ok()
-        }
-        _ => false,
-    }
+    let reason = "the agent stopped waiting for an answer";
+    matches!(
+        crate::actions::withdraw(queue, id, None, Some(reason), &now_rfc3339()),
+        crate::actions::Outcome::Withdrawn(_)
+    )
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use crate::agent::hook::core::{Agent, AnswerBy, Event, InputError, Prompt, Verdi
 use crate::agent::hook::install::{Hook, Install, Layout, Unit, UserFile};
 
 use super::Dialect;
-use super::claude_code::{Family, output, parse};
+use super::family::{Family, output, parse};
 
 pub const AGENT: Agent = Agent {
     name: "codex",
@@ -40,7 +40,8 @@ const CODEX: Family = Family {
     writes: &[],
     question: Some(("request_user_input", Shape::Any, AnswerBy::Deny)),
     pre_tool_questions_only: true,
-    own_rules: false,
+    own_rules: None,
+    plan_tool: None,
     full_output: false,
 };
 

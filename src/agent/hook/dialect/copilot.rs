@@ -4,7 +4,7 @@
 //! ignored and the call denied); `preToolUse` reaches its question tool `ask_user`, answered by denying it
 //! (`{"permissionDecision": "deny", "permissionDecisionReason": …}`) with the answers; `agentStop` ends a turn,
 //! whose last message is read from the transcript (JSONL; it may land a moment after the hook starts), and goes
-//! on with `{"decision": "block", "reason": …}`, about 9 times in a row at most. Copilot keeps no session rule a
+//! on with `{"decision": "block", "reason": …}`, 8 times in a row at most. Copilot keeps no session rule a
 //! hook can give, so `✅ Allow for this session` is Arbiter's. Hooks: the project's `.github/hooks/arbiter.json`
 //! (`timeoutSec`); the input names no event, so each hook's command names it (`--event`).
 
@@ -146,7 +146,7 @@ fn parse(text: &str, hint: Option<&str>) -> Result<Prompt, InputError> {
         return Ok(Prompt::Finished(Finished {
             origin,
             last,
-            cap: Some("Copilot CLI lets a hook send it on about 9 times in a row, then stops."),
+            cap: Some("Copilot CLI lets a hook send it on 8 times in a row, then stops."),
         }));
     }
     let bad = |reason: &str| InputError {

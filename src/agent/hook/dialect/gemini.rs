@@ -12,7 +12,7 @@ use crate::agent::hook::core::ask::Shape;
 use crate::agent::hook::core::{Agent, AnswerBy, Event, InputError, Prompt, Verdict};
 use crate::agent::hook::install::{Hook, Install, Layout, Unit, UserFile};
 
-use super::claude_code::{Family, parse};
+use super::family::{Family, parse};
 use super::{Dialect, line};
 
 pub const AGENT: Agent = Agent {
@@ -30,14 +30,17 @@ const GEMINI: Family = Family {
         ("AfterAgent", Event::Finished),
     ],
     last_message: ("prompt_response", true),
-    cap: Some("Gemini CLI's loop detector may end the run after a few continuations in a row."),
+    cap: Some(
+        "Gemini CLI follows about 15 continuations in a row; after that its run ends with an error.",
+    ),
     editable: &[],
     shells: &["run_shell_command"],
     edits: &["replace", "edit"],
     writes: &["write_file"],
     question: Some(("ask_user", Shape::Any, AnswerBy::Deny)),
     pre_tool_questions_only: false,
-    own_rules: false,
+    own_rules: None,
+    plan_tool: None,
     full_output: false,
 };
 

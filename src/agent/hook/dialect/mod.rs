@@ -5,6 +5,7 @@
 pub mod claude_code;
 pub mod codex;
 pub mod copilot;
+mod family;
 pub mod gemini;
 pub mod qwen;
 

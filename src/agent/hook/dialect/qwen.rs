@@ -10,7 +10,7 @@ use crate::agent::hook::core::{Agent, AnswerBy, Event, InputError, Prompt, Verdi
 use crate::agent::hook::install::{Hook, Install, Layout, Unit, UserFile};
 
 use super::Dialect;
-use super::claude_code::{Family, output, parse};
+use super::family::{Family, output, parse};
 
 pub const AGENT: Agent = Agent {
     name: "qwen",
@@ -25,14 +25,17 @@ const QWEN: Family = Family {
         ("Stop", Event::Finished),
     ],
     last_message: ("last_assistant_message", false),
-    cap: None,
+    cap: Some(
+        "Qwen Code lets a hook send it on 7 times in a row (QWEN_CODE_STOP_HOOK_BLOCK_CAP raises it), then stops.",
+    ),
     editable: &[],
     shells: &["run_shell_command"],
     edits: &["edit", "replace"],
     writes: &["write_file"],
     question: Some(("ask_user_question", Shape::Any, AnswerBy::Deny)),
     pre_tool_questions_only: true,
-    own_rules: false,
+    own_rules: None,
+    plan_tool: None,
     full_output: false,
 };
 

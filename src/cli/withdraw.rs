@@ -1,0 +1,61 @@
+//! `arbiter withdraw ID [--reason TEXT] [--agent NAME] [--json]`: an agent takes back its pending plan.
+
+use std::path::Path;
+
+use super::CliError;
+use crate::agent::AgentError;
+use crate::agent::report::StatusReport;
+
+/// `arbiter withdraw ID [--reason TEXT]`: the plan's status after it was taken back.
+pub fn run(
+    queue: Option<&Path>,
+    id: &str,
+    reason: Option<String>,
+    agent: Option<&str>,
+    json: bool,
+) -> Result<(), CliError> {
+    let queue = super::open_queue(queue)?;
+    let now = crate::clock::now();
+    match crate::actions::withdraw(&queue, id, agent, reason.as_deref(), &now) {
+        crate::actions::Outcome::Withdrawn(loaded) => {
+            let report = StatusReport::of(&loaded);
+            if json {
+                super::print_json(&report)?;
+            } else {
+                println!("{}", withdrawn_text(&loaded.plan));
+            }
+            Ok(())
+        }
+        crate::actions::Outcome::Gone => {
+            // Say where it is, if anywhere: answered already, sent back, or unknown.
+            let loaded = queue.find(id)?;
+            Err(AgentError::NotPending {
+                id: id.to_owned(),
+                status: loaded.plan.status.to_string(),
+            }
+            .into())
+        }
+        crate::actions::Outcome::NotRecorded { error, .. } => Err(AgentError::NotWithdrawn {
+            id: id.to_owned(),
+            reason: error.to_string(),
+        }
+        .into()),
+        other => Err(AgentError::NotWithdrawn {
+            id: id.to_owned(),
+            reason: format!("{other:?}"),
+        }
+        .into()),
+    }
+}
+
+/// `plan `ID` was withdrawn by agent:NAME: REASON`, on one line.
+#[must_use]
+pub fn withdrawn_text(plan: &crate::plan::Plan) -> String {
+    let w = plan.withdrawal.clone().unwrap_or_default();
+    let by = w.by.map(|b| format!(" by {b}")).unwrap_or_default();
+    let why = w
+        .reason
+        .map(|r| format!(": {}", r.replace(['\n', '\r'], " ")))
+        .unwrap_or_default();
+    format!("plan `{}` was withdrawn{by}{why}", plan.id)
+}
