@@ -23,6 +23,7 @@
 //! | `web.publicUrl` | string | — | The http(s) URL a reverse proxy or tunnel serves the dashboard at; login links use it. |
 //! | `web.sessionDays` | number | `30` | Days a dashboard login lasts, 1 to 365. |
 //! | `web.agentTokens` | object | `{}` | Agent name → bearer token (at least 16 characters) for MCP over HTTP. |
+//! | `rules.grantMinutes` | number | `30` | How long `⏱ Allow <agent> for N min` allows, 1 to 1440 minutes. |
 //!
 //! Paths may start with `~/`; a relative path is taken relative to the folder holding the config file.
 //! Unknown keys are errors (a typo would otherwise be silently ignored). Every problem is reported as one
@@ -47,7 +48,7 @@ use std::path::Path;
 pub use error::ConfigError;
 pub use file::{
     ConfigFile, DigestSection, GroupSection, LogsSection, NotificationsSection, QueueSection,
-    TelegramSection, WebSection,
+    RulesSection, TelegramSection, WebSection,
 };
 pub use paths::{
     ENV_HOME, ENV_QUEUE, ENV_TOKEN, arbiter_home, config_file, default_logs_dir, default_queue_dir,
@@ -55,7 +56,7 @@ pub use paths::{
 };
 pub use queue_dir::{QueueDirSource, ResolvedQueueDir, resolve_queue_dir};
 pub use resolved::{
-    Config, DEFAULT_API_URL, DEFAULT_SESSION_DAYS, DEFAULT_WATCH_INTERVAL,
+    Config, DEFAULT_API_URL, DEFAULT_GRANT_MINUTES, DEFAULT_SESSION_DAYS, DEFAULT_WATCH_INTERVAL,
     DEFAULT_WATCH_INTERVAL_MS, DEFAULT_WEB_LISTEN, GroupConfig, LogsConfig, NotificationsConfig,
     QueueConfig, TelegramConfig, TokenSource, TopicRule, WebConfig,
 };

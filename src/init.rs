@@ -208,6 +208,8 @@ pub fn init(opts: InitOptions, io: &mut dyn InitIo) -> Result<InitReport, InitEr
             listen: Some(config::DEFAULT_WEB_LISTEN.to_owned()),
             ..WebSection::default()
         }),
+        // The defaults (grants of 30 minutes); the section says where to change them.
+        rules: None,
     };
     // Cannot fail (string keys, plain values), but no panic on the off chance.
     let json = file.to_json().map_err(|error| InitError::Io {

@@ -101,73 +101,113 @@ async fn a_bash_command_denied_with_a_reason_does_not_run_and_the_model_reads_wh
     assert!(!project.path().join("denied.txt").exists());
 }
 
+/// `🔁 Always allow this` on the phone: Arbiter's standing rule (not Claude Code's own project rule), so the
+/// same command in a new `claude` session runs with no prompt anywhere (no plan, no message, no dialog), and the
+/// audit trail names the rule that answered.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn always_allow_in_this_project_is_kept_by_claude_code_for_the_next_process() {
+async fn always_allow_this_on_the_phone_runs_the_same_command_in_a_new_session_with_no_prompt() {
     let Some(bin) = claude::binary() else { return };
-    let q = TempQueue::served();
+    let d = Running::start(TempQueue::new()).await;
     let api = FakeAnthropic::start(vec![bash("toolu_first", "touch always.txt")]).await;
-    let project = Project::new(q.root(), &["PermissionRequest"]);
+    let project = Project::new(d.queue.root(), &["PermissionRequest"]);
     let session = started(&bin, &project, &api).await;
     session.prompt("Create the file").await;
-    let owner = Owner::new(q.root());
-    let plan = owner.wait_for_plan(LONG).expect("the question is asked");
-    owner.answer(&plan.plan.id, "permission", "allow-project");
-    owner.submit(&plan.plan.id);
+    let id = d
+        .open_decision("Bash: touch always.txt", "1/1 ·")
+        .await
+        .message_id;
+    let question = d.wait_message(|m| m.message_id == id).await;
+    let letter = question
+        .plain
+        .lines()
+        .find_map(|l| l.strip_suffix(". 🔁 Always allow this"))
+        .unwrap_or_else(|| panic!("no 🔁 Always allow this:\n{}", question.plain))
+        .to_owned();
+    assert!(
+        !question.plain.contains("Always allow in this project"),
+        "every always is Arbiter's: {}",
+        question.plain
+    );
+    d.tap(id, &letter).await;
+    let review = d
+        .wait_message(|m| m.plain.contains("Tap to edit, or submit"))
+        .await;
+    d.tap(review.message_id, "📤 Submit").await;
+    let done = d.wait_message(|m| m.plain.contains("Standing rule")).await;
     let result = result_of(&api, &session, "toolu_first").await;
     assert!(!result.is_error, "{result:?}");
     assert!(project.path().join("always.txt").exists());
-    // Claude Code writes its local settings as it goes on after the tool ran: wait for the file (seconds, generous).
-    let settings = project.path().join(".claude/settings.local.json");
-    let deadline = std::time::Instant::now() + LONG;
-    let local = loop {
-        match std::fs::read_to_string(&settings) {
-            Ok(text) if text.contains("\"Bash(touch always.txt)\"") => break text,
-            other if std::time::Instant::now() > deadline => {
-                panic!("Claude Code did not keep the rule in its local settings: {other:?}")
-            }
-            _ => tokio::time::sleep(Duration::from_millis(200)).await,
-        }
-    };
-    assert!(local.contains("\"Bash(touch always.txt)\""), "{local}");
-    // The grant Claude Code keeps is in the audit trail, after the owner's answer and submit.
-    let export = crate::cli_support::Arbiter::new(&q)
-        .args(&["audit", "export", "--format", "jsonl"])
-        .run();
-    let actions: Vec<serde_json::Value> = export
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let grant = actions.last().unwrap_or_else(|| panic!("{export:?}"));
+    let rule = arbiter_zebu::queue::rules::read(d.queue.root())
+        .unwrap()
+        .rules[0]
+        .clone();
+    assert!(done.plain.contains(&rule.id), "{}", done.plain);
     assert_eq!(
-        (grant["action"].as_str(), grant["actor"].as_str()),
-        (Some("grant"), Some("agent:claude-code")),
-        "{}",
-        export.stdout
+        (rule.agent.as_str(), rule.project.as_deref()),
+        ("claude-code", project.path().to_str())
     );
-    assert!(
-        grant["value"]
-            .as_str()
-            .unwrap()
-            .contains("\"destination\":\"localSettings\""),
-        "{grant}"
-    );
-    let verify = crate::cli_support::Arbiter::new(&q)
-        .args(&["audit", "verify"])
-        .run();
-    assert_eq!(verify.code, Some(0), "{verify:?}");
     drop(session);
 
-    // A new claude process in the same project runs the same command without asking.
+    // A new claude process, a new session, the same command: it runs, and nobody was asked.
     std::fs::remove_file(project.path().join("always.txt")).unwrap();
+    let sent = |d: &Running| d.chat().iter().filter(|m| m.from_bot()).count();
+    let before = sent(&d);
     api.push(vec![bash("toolu_again", "touch always.txt")]);
     let session = started(&bin, &project, &api).await;
     session.prompt("Create it again").await;
     let result = result_of(&api, &session, "toolu_again").await;
     assert!(!result.is_error, "{result:?}");
     assert!(project.path().join("always.txt").exists());
-    assert_eq!(q.files("pending"), Vec::<String>::new(), "asked again");
-    assert_eq!(q.files("completed").len(), 1, "asked again");
+    assert!(
+        !session.screen().contains("Do you want"),
+        "Claude Code asked:\n{}",
+        session.screen()
+    );
+    assert_eq!(
+        d.queue.files("pending"),
+        Vec::<String>::new(),
+        "asked again"
+    );
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(
+        sent(&d),
+        before,
+        "a message went to the owner:\n{}",
+        d.transcript()
+    );
+    // The trail names the rule: the line that made it (the owner's), and the answer it gave (actor rule:<id>).
+    let export = crate::cli_support::Arbiter::new(&d.queue)
+        .args(&["audit", "export", "--format", "jsonl"])
+        .run();
+    let lines: Vec<serde_json::Value> = export
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let made = lines
+        .iter()
+        .find(|l| l["action"] == "rule")
+        .unwrap_or_else(|| panic!("{}", export.stdout));
+    assert_eq!(made["actor"], OWNER.to_string());
+    let by = format!("rule:{}", rule.id);
+    let answered = lines.last().unwrap();
+    assert_eq!(
+        (answered["actor"].as_str(), answered["action"].as_str()),
+        (Some(by.as_str()), Some("answer")),
+        "{}",
+        export.stdout
+    );
+    let verify = crate::cli_support::Arbiter::new(&d.queue)
+        .args(&["audit", "verify"])
+        .run();
+    assert_eq!(verify.code, Some(0), "{verify:?}");
+    assert_eq!(
+        arbiter_zebu::queue::rules::read(d.queue.root())
+            .unwrap()
+            .rules[0]
+            .fired,
+        1
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -278,7 +278,7 @@ async fn taps_in_telegram_answer_claude_code() {
     assert!(
         question
             .plain
-            .contains("A. ✅ Allow for this session (Bash(npm install:*))\nB. ✅ Always allow in this project (Bash(npm install:*))\nC. ❌ Deny"),
+            .contains("A. ✅ Allow for this session (Bash(npm install:*))\nB. 🔁 Always allow this\nC. ⏱ Allow Claude Code for 30 min\nD. ❌ Deny"),
         "{}",
         question.plain
     );

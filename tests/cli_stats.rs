@@ -75,7 +75,7 @@ fn json_has_exactly_the_design_keys_and_figures() {
         json!({
             "since": "2026-02-01T00:00:00Z",
             "plans_completed": 2,
-            "decisions": {"answered": 3, "skipped": 1, "custom": 1, "deadline": 1, "delegated": 0, "edited": 0},
+            "decisions": {"answered": 3, "skipped": 1, "custom": 1, "deadline": 1, "delegated": 0, "edited": 0, "rule": 0},
             "decision_seconds": {"p50": 3600, "p90": 14400, "max": 14400, "count": 3},
             "plan_seconds": {"p50": 7200, "p90": 36000, "max": 36000, "count": 2},
             "by_agent": {"ceo": {"count": 2, "p50_seconds": 7200}},

@@ -173,6 +173,14 @@ impl Access {
         ids.into_iter().collect()
     }
 
+    /// True when `user` is a member named by the plan's `approvers` (every member when it names nobody); an
+    /// escalation does not count. A standing rule is made, and answers, only for plans whose approvers include
+    /// its maker.
+    #[must_use]
+    pub fn is_listed_approver<P: Outline + ?Sized>(&self, user: u64, plan: &P) -> bool {
+        self.is_member(user) && self.listed(user, &plan.approval().approvers, &[])
+    }
+
     /// True when `user` is one of the plan's approvers, or was escalated to and the escalation happened.
     fn approves<P: Outline + ?Sized>(&self, user: u64, plan: &P) -> bool {
         let timing = plan.timing();

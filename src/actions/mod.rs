@@ -10,6 +10,7 @@ mod audit;
 mod decide;
 mod outcome;
 mod recover;
+pub mod rules;
 pub mod seen;
 mod withdraw;
 
@@ -216,6 +217,8 @@ impl Action {
 pub struct Actions {
     queue: Queue,
     access: Arc<Access>,
+    /// The longest `⏱ Allow <agent> for N min` (config `rules.grantMinutes`).
+    grant_minutes: u32,
 }
 
 impl Actions {
@@ -224,6 +227,16 @@ impl Actions {
         Actions {
             queue,
             access: Arc::new(access),
+            grant_minutes: rules::GRANT_MINUTES,
+        }
+    }
+
+    /// These actions with grants of at most `minutes` (config `rules.grantMinutes`).
+    #[must_use]
+    pub fn with_grant_minutes(self, minutes: u32) -> Actions {
+        Actions {
+            grant_minutes: minutes.max(1),
+            ..self
         }
     }
 
@@ -314,10 +327,28 @@ impl Actions {
             return outcome;
         }
         match audit::record(&self.queue, actor, action, &outcome, now) {
-            Ok(()) => outcome,
+            Ok(()) => self.after_submit(actor, outcome, now),
             Err(error) => Outcome::Failed(format!(
                 "the change is in the file, but its audit line could not be written ({error})"
             )),
+        }
+    }
+
+    /// A plan a person submitted may make a standing rule (a permission plan answered `🔁 Always allow this` or
+    /// `⏱ Allow … for N min`: the rule and its line, after the submit's) or count toward one's offer (a pushed
+    /// plan answered the same way as before).
+    fn after_submit(&self, actor: Actor, outcome: Outcome, now: &str) -> Outcome {
+        let (Actor::User(user), Outcome::Submitted { plan, notify, .. }) = (actor, &outcome) else {
+            return outcome;
+        };
+        let rule = rules::make::from_submit(self, user, plan, now).map(|r| r.map(Box::new));
+        if rule.is_none() {
+            rules::make::note_streak(self, &plan.plan, now);
+        }
+        Outcome::Submitted {
+            plan: plan.clone(),
+            notify: notify.clone(),
+            rule,
         }
     }
 
@@ -352,7 +383,11 @@ impl Actions {
     ) -> Outcome {
         match edited {
             Ok(queue::Edited::Written(queue::Outcome::Completed { plan, notify })) => {
-                Outcome::Submitted { plan, notify }
+                Outcome::Submitted {
+                    plan,
+                    notify,
+                    rule: None,
+                }
             }
             Ok(queue::Edited::Written(queue::Outcome::Returned { plan, notify })) => {
                 Outcome::SentBack { plan, notify }

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::plan::{InputRefusal, Plan};
+use crate::queue::rules::Rule;
 use crate::queue::{Loaded, StoreError};
 
 use super::{Action, Actor, Refusal};
@@ -21,10 +22,12 @@ pub enum Outcome {
     },
     /// The actor's sign-off is on disk; more are needed before the plan is submitted.
     SignedOff(Loaded),
-    /// The plan is completed: in completed/, with its notify file when notifications are on.
+    /// The plan is completed: in completed/, with its notify file when notifications are on. `rule`: the standing
+    /// rule its answer made (`🔁 Always allow this`, `⏱ Allow … for N min`), or why none could be made.
     Submitted {
         plan: Loaded,
         notify: Option<PathBuf>,
+        rule: Option<Result<Box<Rule>, String>>,
     },
     /// The plan was sent back to its agent with the actor's feedback: in returned/, with its notify file when
     /// notifications are on.

@@ -163,7 +163,7 @@ fn two_person_rule_signs_clears_on_a_changed_answer_and_submits_on_the_last_sign
         f.take(Actor::User(BOB), f.sign()),
         Outcome::SignedOff(_)
     ));
-    let Outcome::Submitted { plan, notify } = f.take(Actor::User(ALICE), f.sign()) else {
+    let Outcome::Submitted { plan, notify, .. } = f.take(Actor::User(ALICE), f.sign()) else {
         panic!("not submitted");
     };
     assert_eq!(plan.plan.approval.signoffs, vec![BOB, ALICE]);

@@ -184,7 +184,7 @@ fn submit_needs_every_decision_settled_then_completes() {
     ));
     f.take(Actor::User(OWNER), f.answer(0, 0));
     f.take(Actor::User(OWNER), f.skip(1));
-    let Outcome::Submitted { plan, notify } = f.take(Actor::User(OWNER), f.submit()) else {
+    let Outcome::Submitted { plan, notify, .. } = f.take(Actor::User(OWNER), f.submit()) else {
         panic!("not submitted");
     };
     assert!(!f.file.exists());

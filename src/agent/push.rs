@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::actions::rules::{self, Ruled};
 use crate::plan::slug::{file_component, slug};
 use crate::plan::{Plan, PlanStatus, parse};
 use crate::queue::audit::{self, Change};
@@ -22,6 +23,13 @@ pub struct Pushed {
     /// The revision number, for a revision (`push --revise`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub revision: Option<u32>,
+    /// `rule:<id>` when a standing rule answered the plan at once: it went straight to completed/ (`await` returns
+    /// at once) and nobody was asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<String>,
+    /// What the rules had to say (a `rules.json` that does not read, a rule without its audit line), for stderr.
+    #[serde(skip)]
+    pub warnings: Vec<String>,
 }
 
 /// Pushes `text`, a Markdown plan or (when its first non-blank character is `{`) a JSON plan spec. `source`
@@ -145,6 +153,22 @@ fn write(
             ),
         ));
     }
+    // A standing rule answers a plan of a shape the owner always answers the same way: straight into completed/.
+    let ruled = Ruled {
+        name: file_name(plan),
+        text: text.to_owned(),
+    };
+    let looked = rules::answer_pushed(queue, plan, ruled, &|_| None, now);
+    if let Some(fired) = looked.fired {
+        return Ok(Pushed {
+            id: plan.id.clone(),
+            path: fired.plan.path,
+            revision: None,
+            answered_by: Some(format!("rule:{}", fired.rule.id)),
+            warnings: looked.warnings,
+        });
+    }
+    let warnings = looked.warnings;
     match queue.add_pending(&file_name(plan), text) {
         Ok(path) => {
             let actor = format!("agent:{}", plan.agent.as_deref().unwrap_or("unknown"));
@@ -166,6 +190,8 @@ fn write(
                 id: plan.id.clone(),
                 path,
                 revision: None,
+                answered_by: None,
+                warnings,
             })
         }
         Err(StoreError::Io { path, source: e }) if e.kind() == io::ErrorKind::AlreadyExists => {

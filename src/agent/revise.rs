@@ -117,6 +117,8 @@ fn revise_text(
             id: plan.id.clone(),
             path,
             revision: Some(plan.revision),
+            answered_by: None,
+            warnings: Vec::new(),
         });
     }
     Err(StoreError::Contended {

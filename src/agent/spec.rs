@@ -76,6 +76,15 @@ pub struct PlanSpec {
     #[serde(skip)]
     #[schemars(skip)]
     pub elicitation: bool,
+    /// The agent's project folder (a hook's permission plan: `project`).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub project: Option<String>,
+    /// What a hook's permission plan asks to allow, for the standing rule its `🔁 Always allow this` or `⏱ Allow
+    /// … for N min` option makes (`rule_tool`, `rule_command`, `grant_minutes`).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub ruling: Option<crate::plan::Ruling>,
     /// The plan this one follows up (a hook's finished card: the session's previous card), written as
     /// `reply_to`: the bot sends its announcement as a reply to that plan's. Not part of the JSON spec.
     #[serde(skip)]

@@ -153,6 +153,25 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
                 }
             }
             Notice::Digest(today) => digest(&ctx, today).await,
+            Notice::RulePaused(rule) => {
+                let shown = ctx.shown_rule(&rule, &crate::clock::now());
+                let reason = rule
+                    .change
+                    .as_ref()
+                    .and_then(|c| c.reason.clone())
+                    .unwrap_or_default();
+                let view = views::rule_paused(&shown, &reason);
+                // Its maker, while they may use the bot; else everyone who may.
+                let to = if ctx.actions.access().is_member(rule.created_by) {
+                    vec![rule.created_by]
+                } else {
+                    ctx.actions.access().members().collect()
+                };
+                send_to(&ctx, to, &view, false).await;
+            }
+            Notice::RulesWarning(what) => {
+                broadcast(&ctx, &views::rules_warning(&what), false).await
+            }
         }
     }
 }

@@ -76,6 +76,18 @@ pub async fn handle(ctx: &Ctx, q: CallbackQuery) {
             let view = ctx.queue_view(tap.actor, usize::from(page)).await;
             tap.show(&view).await;
         }
+        Callback::Rules { page } => {
+            tap.answer(None, false).await;
+            let view = ctx.rules_view(tap.actor, usize::from(page)).await;
+            tap.show(&view).await;
+        }
+        Callback::Rule { op, rule } => {
+            let (alert, is_alert) = ctx.rule_tapped(tap.actor, op, rule).await;
+            tap.answer(Some(&alert), is_alert).await;
+            let view = ctx.rules_view(tap.actor, 0).await;
+            tap.show(&view).await;
+        }
+        Callback::AlwaysAnswer { plan, seen } => tap.always_answer(&plan, seen).await,
         other => {
             let keeps = keeps_toggles(&other);
             let Some((plan, action, screen)) = translate(other) else {
@@ -224,13 +236,15 @@ impl Tap<'_> {
                 .await;
                 self.ctx.ask_other_signers(self.user(), plan).await;
             }
-            Outcome::Submitted { plan, notify } => {
+            Outcome::Submitted { plan, notify, rule } => {
                 self.ctx
                     .state
                     .remember_completed(&plan.plan.id, plan.path.clone());
                 tracing::info!(plan = %plan.plan.id, notify = ?notify, "plan submitted");
                 self.answer(Some("📤 Submitted"), false).await;
-                self.show(&views::completion(&plan.plan)).await;
+                let after = self.ctx.after_submit(self.user(), &plan, rule).await;
+                self.show(&views::completion_ruled(&plan.plan, &after))
+                    .await;
                 self.ctx.tell_signers_done(self.user(), &plan.plan).await;
                 let _ = self.ctx.rescan().await;
             }
@@ -426,6 +440,27 @@ impl Tap<'_> {
             }
             None => self.plan_gone().await,
         }
+    }
+
+    /// `🔁 Always answer` on a completion view: the plan it names is the completed one this daemon showed.
+    async fn always_answer(&self, plan: &PlanRef, seen: String) {
+        let loaded = match self.ctx.state.completed(plan) {
+            Some(path) => {
+                let (actions, actor) = (self.ctx.actions.clone(), self.actor);
+                tokio::task::spawn_blocking(move || actions.completed(actor, &path))
+                    .await
+                    .ok()
+                    .flatten()
+            }
+            None => None,
+        };
+        let Some(loaded) = loaded else {
+            return self.answer(Some(INVALID), true).await;
+        };
+        let (alert, is_alert, view) = self.ctx.always_answer(self.actor, loaded.plan, seen).await;
+        tracing::info!(user = self.user(), %alert, "always answer");
+        self.answer(Some(&alert), is_alert).await;
+        self.show(&view).await;
     }
 
     async fn plan_gone(&self) {

@@ -59,6 +59,7 @@ pub async fn handle(ctx: &Ctx, msg: Message) {
             send(ctx, chat, &views::View::text_only(text)).await;
         }
         Some(Command::Web) => web_link(ctx, chat, user).await,
+        Some(Command::Rules) => ctx.send_rules(chat, user).await,
         Some(Command::Unknown(_)) => send(ctx, chat, &views::help()).await,
         None => match ctx.state.custom(user) {
             Some(mode) => custom_answer(ctx, chat, user, mode, text).await,

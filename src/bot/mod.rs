@@ -15,6 +15,7 @@ pub(crate) mod groups;
 mod messages;
 pub(crate) mod notice;
 mod people;
+mod rules;
 mod snapshot;
 mod state;
 mod stats;

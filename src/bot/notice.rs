@@ -24,4 +24,8 @@ pub enum Notice {
     Withdrawn(Plan),
     /// The daily digest for this local date is due.
     Digest(chrono::NaiveDate),
+    /// A standing rule paused itself (what it allowed failed twice in a row): its maker is told.
+    RulePaused(Box<crate::queue::rules::Rule>),
+    /// `rules.json` can't be trusted (it does not read, or rules in it have no audit line): everyone is told.
+    RulesWarning(String),
 }

@@ -66,6 +66,9 @@ pub enum CliError {
     /// `hook AGENT` could not do its work and answers the agent's "no decision".
     #[error(transparent)]
     Hook(#[from] HookFallback),
+    /// `rules`: no such rule, a rule that can't be changed so, a `rules.json` that does not read.
+    #[error("{0}")]
+    Rules(String),
 }
 
 impl From<HookFailure> for CliError {
@@ -109,6 +112,7 @@ impl CliError {
             | CliError::Demo(_)
             | CliError::WebLogin(_)
             | CliError::Audit(_)
+            | CliError::Rules(_)
             | CliError::Lint(_) => exit::FAILURE,
         }
     }

@@ -138,6 +138,7 @@ pub fn run(queue: Option<&Path>, command: HookCommand) -> Result<(), HookFailure
             priority: Some(args.priority),
             tag: args.tag,
             deadline: Some(duration::format(args.timeout)),
+            grant_minutes: configured_grant_minutes(),
         },
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -157,6 +158,19 @@ pub fn run(queue: Option<&Path>, command: HookCommand) -> Result<(), HookFailure
         &options,
     )));
     Ok(())
+}
+
+/// The config's `rules.grantMinutes`, read leniently (an agent's machine may have no valid daemon config): what
+/// `⏱ Allow <agent> for N min` offers, the longest grant the daemon makes.
+fn configured_grant_minutes() -> Option<u32> {
+    use crate::config;
+    let home = config::arbiter_home(&config::process_env).ok()?;
+    let text = std::fs::read_to_string(config::config_file(&home)).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let minutes = value.get("rules")?.get("grantMinutes")?.as_u64()?;
+    u32::try_from(minutes)
+        .ok()
+        .filter(|m| (1..=1440).contains(m))
 }
 
 /// Is this command line a `hook AGENT` call (whose argument errors must still answer)? `hook AGENT install` is

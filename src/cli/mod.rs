@@ -24,6 +24,7 @@ mod lint;
 mod list;
 mod notifications;
 mod push;
+mod rules;
 mod run;
 mod show;
 mod stats;
@@ -168,6 +169,11 @@ pub enum Command {
         #[command(subcommand)]
         command: audit::AuditCommand,
     },
+    /// Standing rules (`<queue>/rules.json`): the prompts answered without asking, made from the phone.
+    Rules {
+        #[command(subcommand)]
+        command: rules::RulesCommand,
+    },
     /// Hook commands for agent tools: the hook input on stdin, the decision on stdout.
     Hook {
         #[command(subcommand)]
@@ -218,6 +224,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::List { json } => list::run(queue, json),
         Command::Stats { since, json } => stats::run(queue, since.as_deref(), json),
         Command::Audit { command } => audit::run(queue, command),
+        Command::Rules { command } => rules::run(queue, command),
         Command::History {
             grep,
             agent,

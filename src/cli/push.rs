@@ -35,6 +35,9 @@ pub fn run(
         Some(id) => agent::revise(&queue, id, &text, &source, &now)?,
         None => agent::push(&queue, &text, &source, &now)?,
     };
+    for warning in &pushed.warnings {
+        eprintln!("arbiter: warning: {warning}");
+    }
     if json {
         super::print_json(&pushed)?;
     } else {

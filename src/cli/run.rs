@@ -49,6 +49,7 @@ pub fn settings_from(cfg: &Config) -> Settings {
     s.digest = cfg.digest.clone();
     s.people = cfg.people.clone();
     s.groups = cfg.telegram.groups.clone();
+    s.grant_minutes = cfg.grant_minutes;
     s.web = cfg.web.as_ref().map(|w| crate::web::WebSettings {
         listen: w.listen,
         public_url: w.public_url.clone(),

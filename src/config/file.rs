@@ -44,6 +44,13 @@ pub struct ConfigFile {
         deserialize_with = "values::optional_section"
     )]
     pub web: Option<WebSection>,
+    /// Standing rules; absent: the defaults.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "values::optional_section"
+    )]
+    pub rules: Option<RulesSection>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -129,6 +136,15 @@ pub struct DigestSection {
     pub at: Option<String>,
 }
 
+/// Standing rules.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RulesSection {
+    /// How long `⏱ Allow <agent> for N min` allows (minutes, 1 to 1440; default 30).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant_minutes: Option<serde_json::Number>,
+}
+
 /// The web dashboard.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -160,7 +176,7 @@ pub struct WebSection {
 
 /// What the top level must be, in the message when it is not.
 const TOP_LEVEL: &str =
-    "an object with telegram, queue, notifications, logs, digest, people and web sections";
+    "an object with telegram, queue, notifications, logs, digest, people, web and rules sections";
 
 impl ConfigFile {
     /// Parses config.json's text (`path` is for messages). Checks the keys and their types only.

@@ -11,6 +11,8 @@ use super::token::BotToken;
 pub const DEFAULT_WEB_LISTEN: &str = "127.0.0.1:8470";
 /// Default `web.sessionDays`.
 pub const DEFAULT_SESSION_DAYS: u32 = 30;
+/// Default `rules.grantMinutes`.
+pub const DEFAULT_GRANT_MINUTES: u32 = 30;
 
 /// Telegram's own Bot API server.
 pub const DEFAULT_API_URL: &str = "https://api.telegram.org";
@@ -34,6 +36,8 @@ pub struct Config {
     pub people: Vec<(String, u64)>,
     /// The web dashboard; `None`: off.
     pub web: Option<WebConfig>,
+    /// `rules.grantMinutes`: the longest `⏱ Allow <agent> for N min`.
+    pub grant_minutes: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -188,7 +188,7 @@ fn invalid_json_names_line_and_column() {
 fn top_level_must_be_an_object() {
     assert_error(
         "[1]",
-        "top level: expected an object with telegram, queue, notifications, logs, digest, people and web sections, found a list",
+        "top level: expected an object with telegram, queue, notifications, logs, digest, people, web and rules sections, found a list",
     );
 }
 
@@ -277,7 +277,7 @@ fn unknown_keys() {
     );
     assert_error(
         &with_section(r#""colour": 1"#),
-        "colour: unknown key; expected one of telegram, queue, notifications, logs, digest, people, web",
+        "colour: unknown key; expected one of telegram, queue, notifications, logs, digest, people, web, rules",
     );
 }
 
@@ -342,6 +342,33 @@ fn watch_interval_bounds() {
         } else {
             let expected = format!(
                 "{}: queue.watchInterval: expected milliseconds between 10 and 3600000, found {value}",
+                f.path.display()
+            );
+            assert_eq!(result.err(), Some(expected));
+        }
+    }
+}
+
+#[test]
+fn grant_minutes_bounds_and_default() {
+    let (_, default) = load_with(&with_section(r#""queue": {}"#), &[("HOME", "/h")]);
+    assert_eq!(default.unwrap().grant_minutes, 30);
+    for (value, ok) in [
+        ("1", true),
+        ("1440", true),
+        ("0", false),
+        ("1441", false),
+        ("2.5", false),
+    ] {
+        let (f, result) = load_with(
+            &with_section(&format!(r#""rules": {{"grantMinutes": {value}}}"#)),
+            &[("HOME", "/h")],
+        );
+        if ok {
+            assert_eq!(result.unwrap().grant_minutes.to_string(), value);
+        } else {
+            let expected = format!(
+                "{}: rules.grantMinutes: {value} is no number of minutes from 1 to 1440",
                 f.path.display()
             );
             assert_eq!(result.err(), Some(expected));

@@ -88,10 +88,24 @@ impl ConfigFile {
             None => None,
             Some(section) => Some(web(section).map_err(invalid)?),
         };
+        let grant_minutes = match self.rules.and_then(|r| r.grant_minutes) {
+            None => crate::config::DEFAULT_GRANT_MINUTES,
+            Some(n) => n
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .filter(|n| (1..=1440).contains(n))
+                .ok_or_else(|| {
+                    invalid((
+                        "rules.grantMinutes",
+                        format!("{n} is no number of minutes from 1 to 1440"),
+                    ))
+                })?,
+        };
         Ok(Config {
             path: path.into(),
             people,
             web,
+            grant_minutes,
             telegram,
             queue,
             notifications: NotificationsConfig {

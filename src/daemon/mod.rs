@@ -48,6 +48,8 @@ pub struct Settings {
     pub web: Option<crate::web::WebSettings>,
     /// `telegram.groups`: group chats (and forum topics) that get a card per matching plan.
     pub groups: Vec<crate::config::GroupConfig>,
+    /// `rules.grantMinutes`: the longest `⏱ Allow <agent> for N min`.
+    pub grant_minutes: u32,
 }
 
 impl std::fmt::Debug for Settings {
@@ -85,6 +87,7 @@ impl Settings {
             http_timeout: Duration::from_secs(17),
             web: None,
             groups: Vec::new(),
+            grant_minutes: crate::config::DEFAULT_GRANT_MINUTES,
         }
     }
 }
@@ -145,7 +148,8 @@ pub async fn run(
         queue,
         Access::new(settings.allowed_users.iter().copied())
             .with_people(settings.people.iter().cloned()),
-    );
+    )
+    .with_grant_minutes(settings.grant_minutes);
     let groups = Arc::new(bot::cards::Groups::new(
         settings.groups.clone(),
         actions.queue().root(),

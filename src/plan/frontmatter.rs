@@ -6,7 +6,7 @@ use serde_yaml::{Mapping, Value};
 
 use super::people::{self, Approval};
 use super::timing::{self, Timing};
-use super::{Diagnostic, Feedback, PlanStatus, Priority, Withdrawal};
+use super::{Diagnostic, Feedback, PlanStatus, Priority, Ruling, Withdrawal};
 use super::{fast_yaml, lines};
 use crate::serde_message::without_position;
 
@@ -34,10 +34,14 @@ pub struct Frontmatter {
     pub revision: u32,
     /// `feedback`, `feedback_by`, `feedback_at`.
     pub feedback: Option<Feedback>,
-    /// `reply_to`: the plan this one follows up (an agent's finished card: the session's previous card).
-    pub reply_to: Option<String>,
     /// `withdrawn_at`, `withdrawn_by`, `withdraw_reason`.
     pub withdrawal: Option<Withdrawal>,
+    /// `project`.
+    pub project: Option<String>,
+    /// `rule_tool`, `rule_command`, `grant_minutes`.
+    pub ruling: Option<Ruling>,
+    /// `reply_to`: the plan this one follows up (an agent's finished card: the session's previous card).
+    pub reply_to: Option<String>,
     /// 0-based line indices of the YAML text.
     pub lines: Range<usize>,
     /// 0-based index of the first body line (after the closing `---`).
@@ -162,6 +166,32 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
             reason: text("withdraw_reason")?,
         }),
     };
+    let ruling = match (text("rule_tool")?, text("rule_command")?) {
+        (Some(tool), Some(command)) => Some(Ruling {
+            tool,
+            command,
+            grant_minutes: match text("grant_minutes")? {
+                None => None,
+                Some(m) => Some(m.parse::<u32>().ok().filter(|m| *m >= 1).ok_or_else(|| {
+                    Diagnostic::new(
+                        key_line("grant_minutes"),
+                        format!("`grant_minutes` must be a whole number from 1, not `{m}`"),
+                    )
+                })?),
+            },
+        }),
+        (None, None) => None,
+        (Some(_), None) | (None, Some(_)) => {
+            return Err(Diagnostic::new(
+                key_line(if text("rule_tool")?.is_some() {
+                    "rule_tool"
+                } else {
+                    "rule_command"
+                }),
+                "`rule_tool` and `rule_command` go together: give both or neither",
+            ));
+        }
+    };
     let timing = timing::read(&mapping, text, key_line)?;
     let approval = people::read(&mapping, key_line)?;
     Ok(Frontmatter {
@@ -182,8 +212,10 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
         outcome,
         revision,
         feedback,
-        reply_to: text("reply_to")?,
         withdrawal,
+        project: text("project")?,
+        ruling,
+        reply_to: text("reply_to")?,
         lines: 1..close,
         body_start: close + 1,
         map: mapping,

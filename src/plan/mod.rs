@@ -27,7 +27,7 @@ pub use input::{InputRefusal, prompt_for};
 pub use kind::{AnswerValue, Kind, Number, Proposal, TextFormat};
 pub use model::{
     Decision, DecisionOption, DecisionStatus, Feedback, OUTCOME_DECLINED, Plan, PlanStatus,
-    Priority, Withdrawal,
+    Priority, Ruling, Withdrawal,
 };
 pub use parse::{parse, parse_bytes};
 pub use people::Approval;

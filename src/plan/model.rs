@@ -269,6 +269,18 @@ pub struct Withdrawal {
     pub reason: Option<String>,
 }
 
+/// What a permission plan asks to allow, as a standing rule would match it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ruling {
+    /// The agent's name for the tool (`Bash`, `apply_patch`, …).
+    pub tool: String,
+    /// The exact command (for a file edit: the files it changes; for any other call: its input as JSON).
+    pub command: String,
+    /// How long `⏱ Allow <agent> for N min` allows, as the option said (the config's `rules.grantMinutes` caps
+    /// it).
+    pub grant_minutes: Option<u32>,
+}
+
 /// A parsed decision file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
@@ -296,11 +308,16 @@ pub struct Plan {
     /// `feedback` (with `feedback_by`, `feedback_at`): the request for changes the plan was sent back with, or
     /// (on a revision) the one it answers.
     pub feedback: Option<Feedback>,
+    /// `withdrawn_at` (with `withdrawn_by`, `withdraw_reason`): the plan's agent took it back unanswered.
+    pub withdrawal: Option<Withdrawal>,
+    /// `project`: the folder the agent works in (absolute), when the plan comes from an agent's hook.
+    pub project: Option<String>,
+    /// `rule_tool`, `rule_command`, `grant_minutes`: what a permission plan asks to allow, for the standing rule
+    /// its `🔁 Always allow this` or `⏱ Allow … for N min` option makes.
+    pub ruling: Option<Ruling>,
     /// `reply_to`: the plan this one follows up (an agent's finished card: the session's previous card); its
     /// announcement is sent as a reply to that plan's.
     pub reply_to: Option<String>,
-    /// `withdrawn_at` (with `withdrawn_by`, `withdraw_reason`): the plan's agent took it back unanswered.
-    pub withdrawal: Option<Withdrawal>,
     /// The plan's own context: the body between the `# ` heading and the first decision, trimmed,
     /// without `---` rules.
     pub context: String,

@@ -143,6 +143,23 @@ fn last_line(file: &mut File) -> io::Result<Option<Vec<u8>>> {
 /// Appends `change` to the trail under `queue_root`, fsynced before it returns. Blocking. A torn last line (a
 /// process killed, or the machine stopped, in the middle of an append) is first repaired: see [`repair`].
 pub fn append(queue_root: &Path, change: &Change) -> io::Result<Entry> {
+    append_located(queue_root, change).map(|(entry, _)| entry)
+}
+
+/// Where a line is in the trail: what a standing rule keeps of the line that made it, so that one line can be
+/// checked without reading the trail (`queue::rules`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Located {
+    /// The month file's name (`2026-11.jsonl`), in the audit folder.
+    pub file: String,
+    /// The line's first byte in that file.
+    pub offset: u64,
+    /// SHA-256 (hex) of the line's bytes, without its line break: what the next line's `prev` names.
+    pub sha256: String,
+}
+
+/// [`append`], also saying where the line went.
+pub fn append_located(queue_root: &Path, change: &Change) -> io::Result<(Entry, Located)> {
     let dir = queue_root.join(DIR);
     fs::create_dir_all(&dir)?;
     let lock = super::atomic::hold_lock(&dir.join(LOCK))?;
@@ -155,9 +172,9 @@ pub fn append(queue_root: &Path, change: &Change) -> io::Result<Entry> {
     // The month files are listed once: a repair appends to the newest, and adds none.
     let listed = months(&dir)?;
     repair_locked(&dir, &listed, change.at)?;
-    let entry = append_locked(&dir, &listed, &name, change)?;
+    let located = append_locked(&dir, &listed, &name, change)?;
     lock.unlock()?;
-    Ok(entry)
+    Ok(located)
 }
 
 /// Repairs a torn last line of the trail, if it has one: the bytes after the newest file's last line break are
@@ -204,7 +221,7 @@ fn repair_locked(dir: &Path, months: &[PathBuf], now: &str) -> io::Result<Option
         ..Change::default()
     };
     tracing::warn!(file = %newest.display(), bytes = bytes.len() - kept, "audit: a torn last line was cut off and recorded");
-    append_locked(dir, months, &name, &change).map(Some)
+    append_locked(dir, months, &name, &change).map(|(entry, _)| Some(entry))
 }
 
 /// True when `file` is empty or ends with a line break: no torn last line.
@@ -219,8 +236,14 @@ fn ends_whole(file: &mut File) -> io::Result<bool> {
     Ok(last[0] == b'\n')
 }
 
-/// Appends `change` to the month file `name` (or the newest, when that is later), the lock held.
-fn append_locked(dir: &Path, months: &[PathBuf], name: &str, change: &Change) -> io::Result<Entry> {
+/// Appends `change` to the month file `name` (or the newest, when that is later), the lock held; returns the line
+/// and where it went.
+fn append_locked(
+    dir: &Path,
+    months: &[PathBuf],
+    name: &str,
+    change: &Change,
+) -> io::Result<(Entry, Located)> {
     // The chain's end: the last line of the newest month file (this month's, or an earlier one).
     // A clock that went back (another process's, or an adjustment) never writes into an older month than the
     // chain's end: the line goes at the end of the newest file, so the chain stays in file order.
@@ -240,16 +263,69 @@ fn append_locked(dir: &Path, months: &[PathBuf], name: &str, change: &Change) ->
     }
     let entry = Entry::chained(change, prev);
     let mut line = serde_json::to_vec(&entry).map_err(io::Error::other)?;
+    let sha256 = sha256_hex(&line);
     line.push(b'\n');
     let path = dir.join(&name);
     let created = !path.exists();
     let mut file = OpenOptions::new().create(true).append(true).open(&path)?;
+    // Every writer holds the lock: the file ends here until this line is written.
+    let offset = file.metadata()?.len();
     file.write_all(&line)?;
     file.sync_all()?;
     if created {
         super::atomic::sync_dir(&path)?;
     }
-    Ok(entry)
+    let located = Located {
+        file: name,
+        offset,
+        sha256,
+    };
+    Ok((entry, located))
+}
+
+/// The line at `at`, if the trail still holds exactly that line there (its bytes hash to `at.sha256`, and it is a
+/// whole line); `None` when it was changed, moved or removed, or `at` names no month file. Reads that one line,
+/// whatever the trail's size: a standing rule is checked against the line that made it on every prompt.
+pub fn line_at(queue_root: &Path, at: &Located) -> io::Result<Option<Entry>> {
+    // Only a month file of the audit folder: a name with a separator (or anything else) would reach elsewhere.
+    if month_file(&at.file).as_deref() != Some(at.file.as_str()) {
+        return Ok(None);
+    }
+    let mut file = match File::open(queue_root.join(DIR).join(&at.file)) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if at.offset > 0 {
+        // The line starts a line: the byte before it ends the previous one.
+        file.seek(SeekFrom::Start(at.offset - 1))?;
+        let mut before = [0u8];
+        if file.read(&mut before)? != 1 || before[0] != b'\n' {
+            return Ok(None);
+        }
+    } else {
+        file.seek(SeekFrom::Start(0))?;
+    }
+    let mut bytes = Vec::with_capacity(1024);
+    let mut chunk = [0u8; 4096];
+    loop {
+        let n = file.read(&mut chunk)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if let Some(end) = chunk[..n].iter().position(|b| *b == b'\n') {
+            bytes.extend_from_slice(&chunk[..end]);
+            break;
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+        if bytes.len() as u64 > TAIL {
+            return Ok(None);
+        }
+    }
+    if sha256_hex(&bytes) != at.sha256 {
+        return Ok(None);
+    }
+    Ok(serde_json::from_slice(&bytes).ok())
 }
 
 impl super::Queue {

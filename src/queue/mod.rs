@@ -5,6 +5,7 @@ pub mod audit;
 pub mod history;
 pub mod instance;
 pub mod notify_file;
+pub mod rules;
 mod store;
 pub mod watcher;
 

@@ -50,11 +50,13 @@ pub async fn run(
     mut digest_sent: Option<chrono::NaiveDate>,
 ) {
     let mut failed: HashMap<String, Instant> = HashMap::new();
+    let mut rules = super::rules::Watch::default();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
         super::digest::check(&ctx, &mut digest_sent, &notices);
+        super::rules::check(&ctx, &mut rules, &notices);
         let now = Utc::now();
         // Only the plans with timing are looked at (the snapshot keeps them apart), and only what is due is
         // copied: a tick of a large queue touches neither the other plans nor the allocator.

@@ -3,5 +3,6 @@
 
 mod clock;
 pub(crate) mod digest;
+mod rules;
 
 pub(crate) use clock::{catch_up, run};

@@ -5,7 +5,8 @@
 //! - the period holds the completed plans whose `completed_at` is at or after `since` (a plan whose
 //!   `completed_at` is missing or unreadable cannot be placed in time and is left out);
 //! - `decisions`: `answered` and `skipped` are what a person did, `deadline` what the deadline did (answered
-//!   with the default, or skipped), so the three add up to the period's resolved decisions; `custom` is the part
+//!   with the default, or skipped), `rule` what standing rules answered (nobody asked), so the four add up to the
+//!   period's resolved decisions; `custom` is the part
 //!   of `answered` that is free text, `edited` the part that is an edited proposal (a `multi` answer, one
 //!   decision, counts once); `delegated` counts decisions delegated to someone (`delegated_to` set; a
 //!   delegation taken back writes `delegated_to: null` and is not counted);
@@ -71,6 +72,8 @@ pub struct Decisions {
     pub delegated: usize,
     /// The part of `answered` that is an `edit` decision's proposal edited before approval (`edited: true`).
     pub edited: usize,
+    /// Answered by a standing rule (`answered_by: rule:<id>`): nobody was asked; not timed, nobody's.
+    pub rule: usize,
 }
 
 /// One agent's, tag's or person's figures: how many, and the median time.
@@ -162,15 +165,22 @@ enum Resolution {
     Skipped,
     /// Answered with its default, or skipped, by the deadline.
     Deadline,
+    /// Answered by a standing rule.
+    Rule,
 }
 
 impl Resolution {
     /// `None` while the decision is pending.
     fn of(d: &DecisionSummary) -> Option<Resolution> {
         let by_deadline = d.answered_by.as_deref() == Some(DEADLINE);
+        let by_rule = d
+            .answered_by
+            .as_deref()
+            .is_some_and(|by| by.starts_with("rule:"));
         match d.status {
             DecisionStatus::Pending => None,
             _ if by_deadline => Some(Resolution::Deadline),
+            _ if by_rule => Some(Resolution::Rule),
             DecisionStatus::Skipped => Some(Resolution::Skipped),
             DecisionStatus::Answered => Some(Resolution::Answered),
         }
@@ -240,6 +250,10 @@ pub fn compute(
                 None => continue,
                 Some(Resolution::Deadline) => {
                     decisions.deadline += 1;
+                    continue;
+                }
+                Some(Resolution::Rule) => {
+                    decisions.rule += 1;
                     continue;
                 }
                 Some(Resolution::Skipped) => {

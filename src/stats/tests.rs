@@ -39,8 +39,10 @@ pub(super) fn plan(
         outcome: None,
         revision: 1,
         feedback: None,
-        reply_to: None,
         withdrawal: None,
+        project: None,
+        ruling: None,
+        reply_to: None,
         context: String::new(),
         decisions: Vec::new(),
         frontmatter_lines: 0..0,
@@ -230,7 +232,7 @@ fn a_period_and_a_queue_give_the_hand_computed_figures() {
         json!({
             "since": "2026-02-01T00:00:00Z",
             "plans_completed": 3,
-            "decisions": {"answered": 4, "skipped": 1, "custom": 1, "deadline": 2, "delegated": 0, "edited": 0},
+            "decisions": {"answered": 4, "skipped": 1, "custom": 1, "deadline": 2, "delegated": 0, "edited": 0, "rule": 0},
             "decision_seconds": {"p50": 3600, "p90": 14400, "max": 14400, "count": 3},
             "plan_seconds": {"p50": 7200, "p90": 36000, "max": 36000, "count": 2},
             "by_agent": {"ceo": {"count": 2, "p50_seconds": 7200}, "swe": {"count": 1, "p50_seconds": null}},
@@ -280,7 +282,7 @@ fn an_empty_period_and_queue_have_null_times_and_zero_counts() {
         json!({
             "since": "2026-03-01T00:00:00Z",
             "plans_completed": 0,
-            "decisions": {"answered": 0, "skipped": 0, "custom": 0, "deadline": 0, "delegated": 0, "edited": 0},
+            "decisions": {"answered": 0, "skipped": 0, "custom": 0, "deadline": 0, "delegated": 0, "edited": 0, "rule": 0},
             "decision_seconds": {"p50": null, "p90": null, "max": null, "count": 0},
             "plan_seconds": {"p50": null, "p90": null, "max": null, "count": 0},
             "by_agent": {},
@@ -484,4 +486,31 @@ fn a_multi_answer_counts_once_and_an_edited_proposal_counts_as_edited() {
         ),
         (3, 0, 1)
     );
+}
+
+#[test]
+fn what_standing_rules_answered_is_counted_apart_and_never_timed_as_a_person() {
+    let mut p = plan(
+        "r1",
+        Some("codex"),
+        Some("2026-02-03T10:00:00Z"),
+        Some("2026-02-03T10:00:01Z"),
+    );
+    p.decisions = vec![decision(
+        "permission",
+        DecisionStatus::Answered,
+        Some("a"),
+        "2026-02-03T10:00:01Z",
+        "rule:rab12cd3",
+    )];
+    let s = compute(
+        &summaries(&[p]),
+        &[],
+        t("2026-02-01T00:00:00Z"),
+        t("2026-02-04T00:00:00Z"),
+        &|who: &str| who.to_owned(),
+    );
+    assert_eq!((s.decisions.rule, s.decisions.answered), (1, 0));
+    assert_eq!(s.decision_seconds.count, 0);
+    assert!(s.by_person.is_empty(), "{:?}", s.by_person);
 }

@@ -148,9 +148,36 @@ pub enum Callback {
     },
     /// ❌ Decline an elicitation plan as a whole, with the answers the view showed (`seen::of_answers`).
     Decline { plan: PlanRef, seen: String },
+    /// `/rules`, page `page`.
+    Rules { page: u16 },
+    /// ⏸ Pause / ▶️ Resume / 🗑 Revoke a standing rule.
+    Rule { op: RuleOp, rule: String },
+    /// 🔁 Always answer: a standing rule from the completed plan, as the offer showed it (`seen`).
+    AlwaysAnswer { plan: PlanRef, seen: String },
     /// The "1/3" position indicator: does nothing.
     Noop,
 }
+
+/// What a rule button does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleOp {
+    Pause,
+    Resume,
+    Revoke,
+}
+
+impl RuleOp {
+    fn letter(self) -> char {
+        match self {
+            RuleOp::Pause => 'p',
+            RuleOp::Resume => 'r',
+            RuleOp::Revoke => 'v',
+        }
+    }
+}
+
+/// Longest rule id a button carries (ids Arbiter makes are 8 characters).
+pub const MAX_RULE_ID: usize = 32;
 
 impl Callback {
     /// The compact `callback_data` string (at most 54 bytes for well-formed refs).
@@ -198,6 +225,9 @@ impl Callback {
             } => format!("y:{plan}:{index}:{}:{seen}", u8::from(*yes)),
             Self::Approve { plan, index, seen } => format!("p:{plan}:{index}:{seen}"),
             Self::Decline { plan, seen } => format!("z:{plan}:{seen}"),
+            Self::Rules { page } => format!("i:{page}"),
+            Self::Rule { op, rule } => format!("h:{}:{rule}", op.letter()),
+            Self::AlwaysAnswer { plan, seen } => format!("l:{plan}:{seen}"),
             Self::Noop => "n".to_owned(),
         }
     }
@@ -308,6 +338,22 @@ impl Callback {
                 plan: plan_field(plan)?,
                 seen: hex(seen, FINGERPRINT_LEN)?,
             },
+            ["i", page] => Self::Rules {
+                page: number(page)?,
+            },
+            ["h", op, rule] => Self::Rule {
+                op: match *op {
+                    "p" => RuleOp::Pause,
+                    "r" => RuleOp::Resume,
+                    "v" => RuleOp::Revoke,
+                    _ => return None,
+                },
+                rule: rule_id(rule)?,
+            },
+            ["l", plan, seen] => Self::AlwaysAnswer {
+                plan: plan_field(plan)?,
+                seen: hex(seen, FINGERPRINT_LEN)?,
+            },
             ["n"] => Self::Noop,
             _ => return None,
         };
@@ -332,6 +378,16 @@ fn hex(s: &str, len: usize) -> Option<String> {
     let ok = s.len() == len
         && s.bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    ok.then(|| s.to_owned())
+}
+
+/// A rule id as a button may carry it: 1 to [`MAX_RULE_ID`] lowercase letters and digits.
+#[must_use]
+pub fn rule_id(s: &str) -> Option<String> {
+    let ok = !s.is_empty()
+        && s.len() <= MAX_RULE_ID
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase());
     ok.then(|| s.to_owned())
 }
 
@@ -440,7 +496,24 @@ mod tests {
                 index: n,
                 seen: seen.clone(),
             },
-            Callback::Decline { plan: plan(), seen },
+            Callback::Decline {
+                plan: plan(),
+                seen: seen.clone(),
+            },
+            Callback::Rules { page: n },
+            Callback::Rule {
+                op: RuleOp::Pause,
+                rule: "r".repeat(MAX_RULE_ID),
+            },
+            Callback::Rule {
+                op: RuleOp::Resume,
+                rule: "rab12cd3".into(),
+            },
+            Callback::Rule {
+                op: RuleOp::Revoke,
+                rule: "x".into(),
+            },
+            Callback::AlwaysAnswer { plan: plan(), seen },
             Callback::Noop,
         ]
     }
@@ -530,6 +603,15 @@ mod tests {
             "p:0123456789ab:1",
             "z:0123456789ab",
             "z:0123456789ab:1:abcdef",
+            "i:",
+            "i:01",
+            "h:x:rab12cd3",
+            "h:p:",
+            "h:p:R1",
+            "h:p:r-1",
+            &format!("h:p:{}", "r".repeat(MAX_RULE_ID + 1)),
+            "l:0123456789ab",
+            "l:0123456789ab:abcde",
         ];
         for data in bad {
             assert_eq!(Callback::decode(data), None, "{data:?}");
@@ -555,7 +637,7 @@ mod tests {
         }
 
         #[test]
-        fn decode_of_forged_data_is_canonical(s in "[qocsaukrxfnmdgbvteypz]:[0-9a-f:]{0,50}") {
+        fn decode_of_forged_data_is_canonical(s in "[qocsaukrxfnmdgbvteypzihl]:[0-9a-z:]{0,50}") {
             if let Some(callback) = Callback::decode(&s) {
                 prop_assert_eq!(callback.encode(), s);
             }

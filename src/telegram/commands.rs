@@ -10,12 +10,13 @@ pub enum Command<'a> {
     Cancel,
     Stats,
     Web,
+    Rules,
     Unknown(&'a str),
 }
 
 /// Every command the bot understands, with what Telegram's command menu says of it: the parser and
 /// setMyCommands both read this list.
-pub const COMMANDS: [(&str, &str, Word); 6] = [
+pub const COMMANDS: [(&str, &str, Word); 7] = [
     ("start", "Show the decision queue", Word::Start),
     ("queue", "Show the decision queue", Word::Queue),
     (
@@ -26,6 +27,11 @@ pub const COMMANDS: [(&str, &str, Word); 6] = [
     ("help", "How this bot works", Word::Help),
     ("cancel", "Leave custom-answer or note mode", Word::Cancel),
     ("web", "A login link for the web dashboard", Word::Web),
+    (
+        "rules",
+        "Standing rules: what is answered without asking",
+        Word::Rules,
+    ),
 ];
 
 /// A command's word, before its argument is looked at.
@@ -37,6 +43,7 @@ pub enum Word {
     Cancel,
     Stats,
     Web,
+    Rules,
 }
 
 #[must_use]
@@ -55,6 +62,7 @@ pub fn parse_command(text: &str) -> Option<Command<'_>> {
         Some(Word::Cancel) => Command::Cancel,
         Some(Word::Stats) => Command::Stats,
         Some(Word::Web) => Command::Web,
+        Some(Word::Rules) => Command::Rules,
         None => Command::Unknown(word),
     })
 }
@@ -76,5 +84,6 @@ mod tests {
         assert_eq!(parse_command("hello"), None);
         assert_eq!(parse_command("/nope"), Some(Command::Unknown("nope")));
         assert_eq!(parse_command("/web"), Some(Command::Web));
+        assert_eq!(parse_command("/rules@arbiter_bot"), Some(Command::Rules));
     }
 }

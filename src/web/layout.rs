@@ -28,6 +28,7 @@ pub fn page(title: &str, session: Option<&Session>, body: Markup) -> Markup {
                             a href="/queue" { "Queue" }
                             a href="/stats" { "Stats" }
                             a href="/history" { "History" }
+                            a href="/rules" { "Rules" }
                         }
                     }
                     @if let Some(s) = session {

@@ -19,6 +19,7 @@ mod pages;
 mod plan_forms;
 mod plan_page;
 mod revision_page;
+mod rules_page;
 pub(crate) mod serving;
 mod stats_page;
 
@@ -299,6 +300,9 @@ fn router(web: Web) -> Router {
         .route("/bulk", get(bulk::show).post(bulk::answer))
         .route("/stats", get(stats_page::show))
         .route("/history", get(history_page::show))
+        .route("/rules", get(rules_page::show))
+        .route("/rules/change", post(rules_page::change))
+        .route("/rules/always", post(rules_page::always))
         .route("/history/revision", get(revision_page::show))
         .route("/events", get(pages::events))
         .layer(axum::middleware::map_response(

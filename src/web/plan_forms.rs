@@ -277,8 +277,29 @@ async fn respond(
         | Outcome::Escalated { .. } => back("recorded"),
         Outcome::Stale(_) => back("stale"),
         Outcome::SignedOff(_) => back("signed"),
-        Outcome::Submitted { plan, .. } => {
+        Outcome::Submitted { plan, rule, .. } => {
             tracing::info!(plan = %plan.plan.id, user = session.user, "submitted from the web dashboard");
+            // A standing rule its answer made, or one it may make: the Rules page says so.
+            if let Some(Ok(rule)) = rule {
+                let to = format!(
+                    "/rules?{}",
+                    query(&[("notice", "made"), ("rule", &rule.id)])
+                );
+                return Redirect::to(&to).into_response();
+            }
+            let (actions, done) = (web.actions.clone(), plan.plan.clone());
+            let actor = Actor::User(session.user);
+            let offered =
+                tokio::task::spawn_blocking(move || actions.offer(actor, &done).is_some())
+                    .await
+                    .unwrap_or(false);
+            if offered {
+                let to = format!(
+                    "/rules?{}",
+                    query(&[("notice", "submitted"), ("offer", &plan.plan.id)])
+                );
+                return Redirect::to(&to).into_response();
+            }
             Redirect::to("/queue?notice=submitted").into_response()
         }
         Outcome::SentBack { plan, .. } => {

@@ -152,7 +152,7 @@ fn the_finished_hook_goes_beside_the_users_and_no_stop_takes_only_arbiters_out()
     )
     .unwrap();
     assert_eq!(again.text, without.text);
-    assert_eq!(again.changes.len(), 2);
+    assert_eq!(again.changes.len(), 4);
 }
 
 #[test]

@@ -48,6 +48,14 @@ fn write_frontmatter(out: &mut String, spec: &PlanSpec, id: &str, now: &str) {
     key("answered", "0");
     key("remaining", &total.to_string());
     optional(&mut key, "notify_session", spec.notify_session.as_deref());
+    optional(&mut key, "project", spec.project.as_deref());
+    if let Some(ruling) = &spec.ruling {
+        key("rule_tool", &scalar(&ruling.tool));
+        key("rule_command", &scalar(&ruling.command));
+        if let Some(minutes) = ruling.grant_minutes {
+            key("grant_minutes", &minutes.to_string());
+        }
+    }
     optional(&mut key, "reply_to", spec.reply_to.as_deref());
     write_timing(&mut key, spec);
     write_people(&mut key, spec);

@@ -195,6 +195,8 @@ proptest::proptest! {
             approvers: Vec::new(),
             require: None,
             elicitation: false,
+            project: None,
+            ruling: None,
             reply_to: None,
             decisions: vec![DecisionSpec {
                 id: Some("d".into()),

@@ -55,8 +55,44 @@ impl Queue {
         }
     }
 
+    /// Writes a plan a standing rule answered straight into completed/ as `name` (or the first free `-2`, `-3`…
+    /// one; staged as a dotfile, then renamed in without replacing anything): it never was in pending/, so no
+    /// owner is asked.
+    pub fn add_completed(&self, name: &str, text: &str) -> Result<PathBuf, StoreError> {
+        let dir = self.completed_dir();
+        let base = name.strip_suffix(".md").unwrap_or(name).to_owned();
+        let temp =
+            atomic::write_temp(&dir.join(name), text.as_bytes()).map_err(StoreError::io(&dir))?;
+        for n in 1..10_000 {
+            let dest = if n == 1 {
+                dir.join(name)
+            } else {
+                dir.join(format!("{base}-{n}.md"))
+            };
+            match rename_noreplace(&temp, &dest) {
+                Ok(()) => {
+                    sync_dir(&dest).map_err(StoreError::io(&dest))?;
+                    return Ok(dest);
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    let _ = std::fs::remove_file(&temp);
+                    return Err(StoreError::Io {
+                        path: dest,
+                        source: e,
+                    });
+                }
+            }
+        }
+        let _ = std::fs::remove_file(&temp);
+        Err(StoreError::Io {
+            path: dir,
+            source: io::Error::new(io::ErrorKind::AlreadyExists, "no free name in completed/"),
+        })
+    }
+
     /// Writes the plan's notify file (when notifications are on), before the plan leaves pending/.
-    pub(super) fn write_notify(&self, loaded: &Loaded) -> Result<Option<PathBuf>, StoreError> {
+    pub fn write_notify(&self, loaded: &Loaded) -> Result<Option<PathBuf>, StoreError> {
         if !self.notifications {
             return Ok(None);
         }

@@ -30,6 +30,7 @@ mod plan_view;
 mod queue;
 mod review;
 mod revision;
+mod rules;
 mod screens;
 mod stats;
 mod time;
@@ -52,6 +53,10 @@ pub use queue::{
 };
 pub use review::completion;
 pub use revision::{request_changes_prompt, revision_announcement, sent_back};
+pub use rules::{
+    AfterSubmit, RULES_PAGE_SIZE, Shown, Standing, completion_ruled, rule_alert, rule_paused,
+    rules, rules_warning,
+};
 pub use screens::{Drawn, decision, plan, review, toggled};
 pub use stats::{chart_caption, digest, stats};
 pub use time::{Nudge, deadline_submitted, due_line, due_text, nudge, nudge_burst, span};
@@ -210,6 +215,8 @@ mod kinds_tests;
 mod proptests;
 #[cfg(test)]
 mod revision_tests;
+#[cfg(test)]
+mod rules_tests;
 #[cfg(test)]
 mod snapshot_tests;
 #[cfg(test)]

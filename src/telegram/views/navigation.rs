@@ -182,7 +182,12 @@ pub fn translate(cb: Callback) -> Option<(PlanRef, Action, Screen)> {
         Callback::Decline { plan, seen } => (plan, Action::Decline { seen }, Screen::After(0)),
         // Whoever may open the plan may read its file.
         Callback::FullContext { plan } => (plan, Action::Open, Screen::File),
-        Callback::Queue { .. } | Callback::Noop => return None,
+        // Not a plan's: the queue, the standing rules (`/rules`, their buttons, an offer on a completed plan).
+        Callback::Queue { .. }
+        | Callback::Rules { .. }
+        | Callback::Rule { .. }
+        | Callback::AlwaysAnswer { .. }
+        | Callback::Noop => return None,
     })
 }
 

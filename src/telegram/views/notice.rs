@@ -17,7 +17,8 @@ pub fn help() -> View {
         /stats — figures of the last 30 days and a chart\n\
         /help — this message\n\
         /cancel — leave custom answer or note mode\n\
-        /web — a login link for the web dashboard\n\n\
+        /web — a login link for the web dashboard\n\
+        /rules — standing rules: what is answered without asking\n\n\
         Open a plan, pick an option for each decision \\(or ✏️ Custom, ⏭️ Skip\\), then 📤 Submit: \
         the agent is notified\\. 💬 Note adds a note to a decision, 👉 Delegate hands it to someone else, \
         and a plan that needs several approvers has ✅ Sign off instead of Submit\\.";

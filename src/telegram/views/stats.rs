@@ -87,6 +87,16 @@ pub fn digest(now: &Stats, day: NaiveDate, that_day: &Stats) -> View {
     if d.deadline > 0 {
         text.push_str(&format!(" · {} by deadline", d.deadline));
     }
+    if d.rule > 0 {
+        text.push_str(&format!(
+            "\n🔁 {} answered by standing rules, nobody asked \\(/rules\\)",
+            if d.rule == 1 {
+                "1 prompt".to_owned()
+            } else {
+                format!("{} prompts", d.rule)
+            }
+        ));
+    }
     if let Some(p50) = that_day.decision_seconds.p50 {
         text.push_str(&format!("\n⏱ Time to decide: p50 {}", secs(p50)));
     }

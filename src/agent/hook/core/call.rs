@@ -24,6 +24,9 @@ pub enum Event {
     Form,
     /// The agent ended its turn (`Stop`, Gemini `AfterAgent`, Copilot `agentStop`).
     Finished,
+    /// A tool ran (Claude Code, Codex, Qwen `PostToolUse`, Claude Code's `PostToolUseFailure`): its result counts
+    /// toward the failures that pause a standing rule. Nothing is answered.
+    PostTool,
 }
 
 /// Who asks, and where.
@@ -98,4 +101,18 @@ pub enum AnswerBy {
     /// By denying the tool with `The user answered: …`, which the model reads as the tool's result (no other agent
     /// takes an answer from a hook).
     Deny,
+}
+
+impl ToolCall {
+    /// What the call is, exactly: the tool and the command, the files an edit changes, or the input of any other
+    /// call. An allow for the session and a standing rule both match on it.
+    #[must_use]
+    pub fn key(&self) -> (String, String) {
+        let what = match &self.act {
+            Act::Command { command, .. } => command.clone(),
+            Act::Change(change) => change.files.join("\n"),
+            Act::Other => Value::Object(self.input.clone()).to_string(),
+        };
+        (self.tool.clone(), what)
+    }
 }

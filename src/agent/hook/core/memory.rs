@@ -20,7 +20,7 @@ use crate::queue::{Queue, atomic, audit};
 
 use super::Dialect;
 use super::text::cut;
-use super::{Act, Reply, ToolCall, Verdict};
+use super::{Reply, ToolCall, Verdict};
 
 /// One session's memory.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -104,12 +104,7 @@ impl Memory {
 /// input of any other call.
 #[must_use]
 pub fn key(call: &ToolCall) -> (String, String) {
-    let what = match &call.act {
-        Act::Command { command, .. } => command.clone(),
-        Act::Change(change) => change.files.join("\n"),
-        Act::Other => serde_json::Value::Object(call.input.clone()).to_string(),
-    };
-    (call.tool.clone(), what)
+    call.key()
 }
 
 /// The grant as the audit trail records it: `{"tool": …, "what": …}`.

@@ -20,6 +20,8 @@ pub mod form;
 pub mod memory;
 pub mod permission;
 pub mod plan_mode;
+pub mod rules;
+pub mod ruling;
 pub mod text;
 pub mod verdict;
 
@@ -59,6 +61,8 @@ pub enum Prompt {
     Form(FormInput),
     /// The agent ended its turn: what next?
     Finished(finished::Finished),
+    /// A tool's result, for the standing rule that allowed the call (if one did).
+    Result(ruling::ToolResult),
     /// Nothing to ask: a pre-tool hook on a tool that needs no one (the agent's permission hook asks for it). No
     /// answer, nothing on stderr.
     Pass,
@@ -74,6 +78,7 @@ impl Prompt {
             | Prompt::PlanApproval(call, _) => call.event,
             Prompt::Form(form) => form.event,
             Prompt::Finished(_) => Event::Finished,
+            Prompt::Result(_) => Event::PostTool,
             Prompt::Pass => Event::PreTool,
         }
     }
@@ -91,7 +96,7 @@ impl Prompt {
             } => ask::plan_spec(call, questions, options),
             Prompt::PlanApproval(call, plan) => plan_mode::plan_spec(call, plan, options, revision),
             Prompt::Form(form) => form::plan_spec(form, options)?,
-            Prompt::Finished(_) | Prompt::Pass => {
+            Prompt::Finished(_) | Prompt::Result(_) | Prompt::Pass => {
                 return Err("not a question (this is a bug)".to_owned());
             }
         })
@@ -108,7 +113,7 @@ impl Prompt {
             } => ask::verdict(plan, call, questions, *answer),
             Prompt::PlanApproval(call, _) => plan_mode::verdict(plan, call),
             Prompt::Form(input) => form::verdict(plan, input),
-            Prompt::Finished(_) | Prompt::Pass => Verdict::Stop,
+            Prompt::Finished(_) | Prompt::Result(_) | Prompt::Pass => Verdict::Stop,
         }
     }
 
@@ -203,19 +208,54 @@ pub async fn answer(
             return Reply::fallback(dialect, Some(event), &reason);
         }
     };
-    // An allow Arbiter keeps for the session answers at once, daemon or not.
-    if let Prompt::Permission(call) = &prompt
-        && let Some(reply) = memory::allowed_before(&queue, dialect, call)
-    {
+    // A tool's result: only the standing rule that allowed the call hears of it.
+    if let Prompt::Result(result) = &prompt {
+        return rules::result(&queue, result);
+    }
+    // An allow Arbiter keeps for the session, or a standing rule, answers at once, daemon or not.
+    let mut warnings = Vec::new();
+    if let Prompt::Permission(call) = &prompt {
+        if let Some(reply) = memory::allowed_before(&queue, dialect, call) {
+            return reply;
+        }
+        match rules::answered(&queue, dialect, call, &options.plan) {
+            (Some(reply), _) => return reply,
+            (None, said) => warnings = said,
+        }
+    }
+    let reply = asked(&queue, dialect, &prompt, event, options, &mut watch).await;
+    with_warnings(reply, &warnings)
+}
+
+/// `reply`, with the rules' warnings first on stderr.
+fn with_warnings(reply: Reply, warnings: &[String]) -> Reply {
+    if warnings.is_empty() {
         return reply;
     }
-    if let Some(reason) = nobody_to_ask(&queue) {
+    let mut lines = warnings.to_vec();
+    lines.extend(reply.stderr);
+    Reply {
+        stderr: Some(lines.join("\n")),
+        ..reply
+    }
+}
+
+/// Asks the owner (the prompt no rule answered): falls back at once when no daemon would show it.
+async fn asked(
+    queue: &Queue,
+    dialect: &dyn Dialect,
+    prompt: &Prompt,
+    event: Event,
+    options: &HookOptions,
+    watch: &mut Watch,
+) -> Reply {
+    if let Some(reason) = nobody_to_ask(queue) {
         return Reply::fallback(dialect, Some(event), &reason);
     }
-    if let Prompt::Finished(finished) = &prompt {
-        return finished::run(&queue, dialect, finished, options, &mut watch).await;
+    if let Prompt::Finished(finished) = prompt {
+        return finished::run(queue, dialect, finished, options, watch).await;
     }
-    ask(&queue, dialect, &prompt, event, options, &mut watch).await
+    ask(queue, dialect, prompt, event, options, watch).await
 }
 
 /// Why nobody would see a question pushed now: no daemon holds the queue's instance lock. `None` when one does

@@ -18,6 +18,8 @@ pub const DECISION_ID: &str = "permission";
 /// Option keys: what the human's tap records, and what [`super::verdict`] reads back.
 pub const ALLOW: &str = "allow";
 pub const ALLOW_SESSION: &str = "allow-session";
+/// Claude Code's own project rule, no longer offered (`🔁 Always allow this` took its place); read back on plans
+/// pushed before.
 pub const ALLOW_PROJECT: &str = "allow-project";
 pub const DENY: &str = "deny";
 
@@ -35,6 +37,17 @@ pub struct PlanOptions {
     /// The plan's `deadline` (a duration from now): the hook's own `--timeout`, so the human sees how long the
     /// agent waits. The plan stays `on_deadline: wait`: at the timeout the hook itself answers.
     pub deadline: Option<String>,
+    /// How long `⏱ Allow <agent> for N min` allows (config `rules.grantMinutes`; default 30).
+    pub grant_minutes: Option<u32>,
+}
+
+impl PlanOptions {
+    /// The minutes `⏱ Allow <agent> for N min` offers.
+    #[must_use]
+    pub fn grant_minutes(&self) -> u32 {
+        self.grant_minutes
+            .unwrap_or(crate::actions::rules::GRANT_MINUTES)
+    }
 }
 
 /// The plan asking the human about this tool call. An editable command is an `edit` decision: `✅ Approve as is`
@@ -60,12 +73,19 @@ pub fn plan_spec(call: &ToolCall, options: &PlanOptions) -> PlanSpec {
         let label = format!("✅ Allow for this session ({label})");
         choices.push(option(ALLOW_SESSION, &cut(&one_line(&label), TITLE_MAX)));
     }
-    if !call.grants.project.is_empty() {
+    // Every "always" is Arbiter's standing rule, seen, counted and revocable from the phone: it takes the place
+    // of an agent's own project rule (Claude Code's `✅ Always allow in this project`).
+    let ruling = super::ruling::ruling(call, options.grant_minutes());
+    if ruling.is_some() {
+        choices.push(option(super::ruling::ALWAYS, "🔁 Always allow this"));
+    }
+    if ruling.is_some() && call.origin.session.is_some() {
         let label = format!(
-            "✅ Always allow in this project ({})",
-            call.grants.project_label
+            "⏱ Allow {} for {} min",
+            call.origin.agent.display,
+            options.grant_minutes()
         );
-        choices.push(option(ALLOW_PROJECT, &cut(&one_line(&label), TITLE_MAX)));
+        choices.push(option(super::ruling::GRANT, &label));
     }
     choices.push(option(DENY, "❌ Deny"));
     let decision = match (&call.act, editable) {
@@ -106,6 +126,8 @@ pub fn plan_spec(call: &ToolCall, options: &PlanOptions) -> PlanSpec {
         title: title(call),
         context: Some(context(call)),
         decisions: vec![decision],
+        project: call.origin.cwd.clone(),
+        ruling,
         ..base_spec(&call.origin, options)
     }
 }
@@ -141,6 +163,8 @@ pub fn base_spec(origin: &Origin, options: &PlanOptions) -> PlanSpec {
         require: None,
         elicitation: false,
         reply_to: None,
+        project: None,
+        ruling: None,
         decisions: Vec::new(),
     }
 }
@@ -227,7 +251,7 @@ fn context(call: &ToolCall) -> String {
         (Act::Command { .. } | Act::Change(_), None) => head.push('.'),
         (Act::Other, _) => head.push_str(match call.event {
             Event::Permission => " (its permission dialog).",
-            Event::PreTool | Event::Form | Event::Finished => ".",
+            Event::PreTool | Event::PostTool | Event::Form | Event::Finished => ".",
         }),
     }
     if !matches!(call.act, Act::Other) {

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 use crate::plan::{DecisionStatus, Plan};
 
 use super::permission::{ALLOW, ALLOW_PROJECT, ALLOW_SESSION, DECISION_ID, DENY};
+use super::ruling::{ALWAYS, GRANT};
 use super::{SessionGrant, ToolCall};
 
 /// What the hook tells the agent.
@@ -90,6 +91,13 @@ pub fn of_answer(plan: &Plan, call: &ToolCall) -> Verdict {
                 },
                 updated_input: None,
             },
+            // The standing rule its submit made answers the next such prompt; this one is allowed once.
+            ALWAYS => Verdict::allow(format!(
+                "Allowed{by} via Arbiter, and always from now on (a standing rule: /rules)"
+            )),
+            GRANT => Verdict::allow(format!(
+                "Allowed{by} via Arbiter, with every call of this session for a while (a grant: /rules)"
+            )),
             ALLOW_PROJECT => Verdict::Allow {
                 reason: format!("Always allowed in this project{by} via Arbiter"),
                 session: call.grants.project.clone(),

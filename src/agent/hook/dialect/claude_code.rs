@@ -66,6 +66,17 @@ impl Dialect for ClaudeCode {
                     matcher: None,
                     finished: true,
                 },
+                // Tool results: two failures in a row of what a standing rule allowed pause it.
+                Hook {
+                    event: "PostToolUse",
+                    matcher: Some("*"),
+                    finished: false,
+                },
+                Hook {
+                    event: "PostToolUseFailure",
+                    matcher: Some("*"),
+                    finished: false,
+                },
             ],
             enable: None,
             pass_event: false,
@@ -80,6 +91,8 @@ const CLAUDE: Family = Family {
         ("PermissionRequest", Event::Permission),
         ("Elicitation", Event::Form),
         ("Stop", Event::Finished),
+        ("PostToolUse", Event::PostTool),
+        ("PostToolUseFailure", Event::PostTool),
     ],
     last_message: ("last_assistant_message", false),
     cap: None,

@@ -106,9 +106,9 @@ fn a_malformed_input_says_why_and_in_which_format_to_ask() {
             "no `hook_event_name`",
         ),
         (
-            r#"{"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {}}"#,
+            r#"{"hook_event_name": "SessionStart", "tool_name": "Bash", "tool_input": {}}"#,
             None,
-            "`PostToolUse` is not an event this hook answers",
+            "`SessionStart` is not an event this hook answers",
         ),
         (
             r#"{"hook_event_name": "PermissionRequest", "tool_input": {}}"#,
@@ -148,6 +148,10 @@ completed_at: null
 total: 1
 answered: 0
 remaining: 1
+project: "/home/dev/shop"
+rule_tool: Bash
+rule_command: "rm -rf target && cargo test --workspace"
+grant_minutes: 30
 ---
 
 # Bash: rm -rf target && cargo test --workspace
@@ -171,6 +175,8 @@ rm -rf target && cargo test --workspace
 ```
 
 **Options:**
+- `always` — 🔁 Always allow this
+- `grant` — ⏱ Allow Claude Code for 30 min
 - `deny` — ❌ Deny
 "#
     );
@@ -230,14 +236,24 @@ fn hostile_input_still_makes_a_plan_that_reads_back() {
     let text = plan_text(&nasty.to_string());
     let plan = plan::parse(&text, "h1").unwrap();
     assert_eq!(plan.decisions.len(), 1);
-    assert_eq!(plan.decisions[0].options.len(), 4);
+    // A call whose input is a whole document (here 10,000 characters) gets no standing rule: it is asked each
+    // time.
+    assert_eq!(plan.decisions[0].options.len(), 3);
     assert_eq!(
         plan.decisions[0].options[1].label,
         "✅ Allow for this session (Bash(rm -rf))"
     );
-    assert_eq!(
-        plan.decisions[0].options[2].label,
-        "✅ Always allow in this project (Bash(rm -rf))"
+    assert_eq!(plan.ruling, None);
+    let short = nasty.to_string().replace(&"y".repeat(10_000), "y");
+    let plan = plan::parse(&plan_text(&short), "h1").unwrap();
+    assert_eq!(plan.decisions[0].options[2].label, "🔁 Always allow this");
+    // What a rule made from it would allow is the call exactly, kept whole in the frontmatter.
+    let ruling = plan.ruling.unwrap();
+    assert_eq!(ruling.tool, "Bash\n## Decision 2: x");
+    assert!(
+        ruling.command.contains("## Decision 2: Sneaky"),
+        "{}",
+        ruling.command
     );
     assert!(
         text.contains("\n… (10018 more characters)\n````\n"),
@@ -255,13 +271,20 @@ fn allow_for_this_session_is_offered_only_with_claude_codes_suggestions() {
             .map(|o| format!("{} — {}", o.key, o.label))
             .collect::<Vec<_>>()
     };
-    assert_eq!(options(BASH), ["deny — ❌ Deny"]);
-    assert_eq!(options(MCP), ["allow — ✅ Allow once", "deny — ❌ Deny"]);
+    let always = "always — 🔁 Always allow this";
+    let grant = "grant — ⏱ Allow Claude Code for 30 min";
+    assert_eq!(options(BASH), [always, grant, "deny — ❌ Deny"]);
+    assert_eq!(
+        options(MCP),
+        ["allow — ✅ Allow once", always, grant, "deny — ❌ Deny"]
+    );
+    // `🔁 Always allow this` takes the place of Claude Code's own project rule: every "always" is Arbiter's.
     assert_eq!(
         options(PR_BASH),
         [
             "allow-session — ✅ Allow for this session (Bash(npm install:*))",
-            "allow-project — ✅ Always allow in this project (Bash(npm install:*))",
+            always,
+            grant,
             "deny — ❌ Deny"
         ]
     );
@@ -406,17 +429,11 @@ fn a_fallback_asks_in_the_events_format_and_explains_on_stderr() {
 }
 
 #[test]
-fn always_in_this_project_goes_to_local_settings_and_a_deny_note_is_the_reason() {
+fn always_allow_this_allows_once_here_and_a_deny_note_is_the_reason() {
+    // The rule its submit makes is Arbiter's (in rules.json): Claude Code is told to allow this call only.
     assert_eq!(
-        reply(
-            PR_BASH,
-            &pick(
-                "allow-project",
-                "✅ Always allow in this project (Bash(npm install:*))"
-            )
-        )
-        .unwrap(),
-        r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedPermissions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"npm install:*"}],"behavior":"allow","destination":"localSettings"}]}},"systemMessage":"Always allowed in this project by 93533553 via Arbiter"}"#
+        reply(PR_BASH, &pick("always", "🔁 Always allow this")).unwrap(),
+        r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}},"systemMessage":"Allowed by 93533553 via Arbiter, and always from now on (a standing rule: /rules)"}"#
     );
     let noted = plan::apply(
         &plan_text(PR_EDIT),

@@ -25,6 +25,7 @@ const CODEX: Family = Family {
         ("PreToolUse", Event::PreTool),
         ("PermissionRequest", Event::Permission),
         ("Stop", Event::Finished),
+        ("PostToolUse", Event::PostTool),
     ],
     last_message: ("last_assistant_message", false),
     cap: None,
@@ -87,6 +88,12 @@ impl Dialect for Codex {
                     event: "Stop",
                     matcher: None,
                     finished: true,
+                },
+                // Tool results: two failures in a row of what a standing rule allowed pause it.
+                Hook {
+                    event: "PostToolUse",
+                    matcher: None,
+                    finished: false,
                 },
             ],
             enable: None,

@@ -148,14 +148,16 @@ pub(super) fn parse(
                 requested_schema,
             }));
         }
-        Event::PreTool | Event::Permission => {}
+        Event::PreTool | Event::Permission | Event::PostTool => {}
     }
     let tool = string(&fields, "tool_name").ok_or_else(|| bad("has no `tool_name` string"))?;
     let input = match fields.get("tool_input") {
         Some(Value::Object(input)) => input.clone(),
         _ => return Err(bad("has no `tool_input` object")),
     };
-    let question = family.question.filter(|(name, ..)| *name == tool);
+    let question = family
+        .question
+        .filter(|(name, ..)| *name == tool && event != Event::PostTool);
     if family.pre_tool_questions_only && event == Event::PreTool && question.is_none() {
         return Ok(Prompt::Pass);
     }
@@ -186,6 +188,17 @@ pub(super) fn parse(
         reason,
         grants,
     };
+    // A tool's result (`PostToolUse`; `PostToolUseFailure` carries an `error`): the call as a permission would read
+    // it, so the standing rule that allowed it is found.
+    if event == Event::PostTool {
+        let failure = crate::agent::hook::core::ruling::failure(
+            fields.get("tool_response"),
+            fields.get("error"),
+        );
+        return Ok(Prompt::Result(
+            crate::agent::hook::core::ruling::ToolResult { call, failure },
+        ));
+    }
     if let Some((_, shape, answer)) = question {
         let questions = ask::questions(&call.tool, &call.input, shape).map_err(|e| InputError {
             answer_as: Some(event),
@@ -265,6 +278,8 @@ pub(super) fn output(family: &Family, event: Event, verdict: &Verdict) -> Option
     let name = family.event_name(event);
     let specific = match (event, verdict) {
         (Event::Finished, verdict) => return super::finished(verdict),
+        // A tool's result is answered with nothing.
+        (Event::PostTool, _) => return None,
         (_, Verdict::Continue { .. } | Verdict::Stop) => return None,
         (Event::Form, Verdict::Form(result)) => {
             let mut out = Map::new();

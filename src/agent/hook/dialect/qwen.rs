@@ -23,6 +23,7 @@ const QWEN: Family = Family {
         ("PreToolUse", Event::PreTool),
         ("PermissionRequest", Event::Permission),
         ("Stop", Event::Finished),
+        ("PostToolUse", Event::PostTool),
     ],
     last_message: ("last_assistant_message", false),
     cap: Some(
@@ -81,6 +82,12 @@ impl Dialect for Qwen {
                     event: "Stop",
                     matcher: None,
                     finished: true,
+                },
+                // Tool results: two failures in a row of what a standing rule allowed pause it.
+                Hook {
+                    event: "PostToolUse",
+                    matcher: None,
+                    finished: false,
                 },
             ],
             enable: None,

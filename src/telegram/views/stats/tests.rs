@@ -22,6 +22,7 @@ fn figures() -> Stats {
             deadline: 2,
             delegated: 0,
             edited: 0,
+            rule: 0,
         },
         decision_seconds: Spread {
             p50: Some(3600),
@@ -107,6 +108,7 @@ fn digest_reads_well_and_parses() {
     let mut day = figures();
     day.plans_completed = 1;
     day.decisions.deadline = 0;
+    day.decisions.rule = 12;
     let view = digest(&figures(), "2026-02-02".parse().unwrap(), &day);
     parse_markdown_v2(&view.text).unwrap();
     assert_eq!(
@@ -121,6 +123,7 @@ fn digest_reads_well_and_parses() {
 Monday 2 February
 ✅ 1 plan completed
 🗳 4 decisions answered · 1 skipped
+🔁 12 prompts answered by standing rules, nobody asked (/rules)
 ⏱ Time to decide: p50 1h
 
 [📋 Open queue]"
