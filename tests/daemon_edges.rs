@@ -350,7 +350,10 @@ async fn a_deep_link_opens_the_plan() {
         .iter()
         .filter_map(|c| c["command"].as_str())
         .collect();
-    assert_eq!(names, ["start", "queue", "stats", "help", "cancel", "web", "rules"]);
+    assert_eq!(
+        names,
+        ["start", "queue", "stats", "help", "cancel", "web", "rules"]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
