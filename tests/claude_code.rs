@@ -277,8 +277,8 @@ const PLAN_2: &str =
     "# Add a cache\n\n## Steps\n\n1. Add Redis in front of `fetch`\n2. Expire after 5 minutes\n";
 const FEEDBACK: &str = "Use Redis, not an in-process cache";
 
-/// ExitPlanMode in plan mode: the plan shown on the phone, sent back with feedback the model reads, the next
-/// plan shown as revision 2 with what changed, approved.
+/// ExitPlanMode in plan mode: the plan shown on the phone, sent back with `🔁 Request changes` on its approval
+/// decision and feedback the model reads, the next plan shown as revision 2 with what changed, approved.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_plan_sent_back_from_the_phone_is_revised_then_approved() {
     let Some(bin) = claude::binary() else { return };
@@ -303,7 +303,8 @@ async fn a_plan_sent_back_from_the_phone_is_revised_then_approved() {
     );
     session.prompt("Plan a cache").await;
 
-    // The plan on the phone: open it, skip to the review, 🔁 Request changes, type what to change.
+    // The plan on the phone: open it, tap 🔁 Request changes on the approval decision itself (one tap, beside
+    // ✅ Approve), type what to change.
     let shown = d.open_announced("Plan: Add a cache").await;
     let id = shown.message_id;
     assert!(
@@ -314,11 +315,7 @@ async fn a_plan_sent_back_from_the_phone_is_revised_then_approved() {
     d.tap(id, "▶️ Continue").await;
     d.wait_message(|m| m.message_id == id && m.plain.contains("1/1 · Approve this plan?"))
         .await;
-    d.tap(id, "⏭️ Skip").await;
-    let review = d
-        .wait_message(|m| m.plain.contains("Tap to edit, or submit"))
-        .await;
-    d.tap(review.message_id, "🔁 Request changes").await;
+    d.tap(id, "🔁 Request changes").await;
     let prompt = d
         .wait_message(|m| m.plain.contains("What should the agent change"))
         .await;

@@ -239,3 +239,33 @@ async fn an_agent_withdraws_a_plan_the_owner_is_looking_at() {
     let unknown = Arbiter::at(d.queue.root()).args(&["withdraw", "zz"]).run();
     assert_eq!(unknown.code, Some(1), "{unknown:?}");
 }
+
+/// A plan announced while the daemon runs and then withdrawn: its announcement, unopened, is redrawn to say so,
+/// and no new message is sent for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_announcement_of_a_withdrawn_plan_says_it_was_withdrawn() {
+    let q = TempQueue::new();
+    let d = Running::start(q).await;
+    d.queue.drop_plan("c.md", &plan_with("c", "s", 1));
+    let announced = d.wait_message(|m| m.plain.contains("Plan c")).await;
+    let before = d.chat().len();
+    let out = Arbiter::at(d.queue.root())
+        .args(&["withdraw", "c", "--reason", "answered in the terminal"])
+        .run();
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let redrawn = d
+        .wait_message(|m| m.message_id == announced.message_id && m.plain.contains("↩️"))
+        .await;
+    assert!(
+        redrawn.plain.contains("Withdrawn by agent:tester")
+            && redrawn.plain.contains("answered in the terminal"),
+        "{}",
+        redrawn.plain
+    );
+    assert_eq!(
+        d.chat().len(),
+        before,
+        "no new message:\n{}",
+        d.transcript()
+    );
+}

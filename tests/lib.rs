@@ -20,6 +20,8 @@ mod cli_notifications;
 mod cli_rules;
 mod cli_stats;
 mod cli_support;
+mod coding_agents;
+mod coding_agents_next;
 mod crash;
 mod daemon;
 mod daemon_audit;

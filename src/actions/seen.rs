@@ -41,7 +41,12 @@ pub fn of_decision(d: &Decision) -> String {
     if d.kind == Kind::Choice {
         return fingerprint(&[&d.id]);
     }
-    let mut parts: Vec<&str> = vec![&d.id, d.kind.name()];
+    fingerprint(&with_answers_shown(vec![&d.id, d.kind.name()], d))
+}
+
+/// `parts` followed by what a decision offers to answer with: its options (keys and labels) and an edit's
+/// proposal.
+fn with_answers_shown<'a>(mut parts: Vec<&'a str>, d: &'a Decision) -> Vec<&'a str> {
     for o in &d.options {
         parts.push(&o.key);
         parts.push(&o.label);
@@ -49,7 +54,7 @@ pub fn of_decision(d: &Decision) -> String {
     if let Some(p) = d.kind.proposal() {
         parts.push(&p.text);
     }
-    fingerprint(&parts)
+    parts
 }
 
 /// What the decision view and its force-reply prompt showed of a decision, for text typed in reply (a custom
@@ -57,15 +62,10 @@ pub fn of_decision(d: &Decision) -> String {
 /// id alone): the reply answers the question as it was read, so any rewrite of it since makes the reply stale.
 #[must_use]
 pub fn of_prompt(d: &Decision) -> String {
-    let mut parts: Vec<&str> = vec![&d.id, &d.title, &d.context, d.kind.name()];
-    for o in &d.options {
-        parts.push(&o.key);
-        parts.push(&o.label);
-    }
-    if let Some(p) = d.kind.proposal() {
-        parts.push(&p.text);
-    }
-    fingerprint(&parts)
+    fingerprint(&with_answers_shown(
+        vec![&d.id, &d.title, &d.context, d.kind.name()],
+        d,
+    ))
 }
 
 /// What a view showed of an option (decision id, option key and label): for answers.

@@ -142,6 +142,16 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
                 let view = |plans: &[&Plan]| views::deadline_submitted(plans[0]);
                 to_approvers(&ctx, &[&plan], view, silent).await;
             }
+            Notice::Withdrawn(plan) => {
+                // Only the messages still showing it are edited: no new message for a question nobody needs.
+                let view = views::completion(&plan);
+                for (user, message) in threads.of(&plan.id).cloned().unwrap_or_default() {
+                    let chat = ChatId(i64::try_from(user).unwrap_or_default());
+                    if let Err(e) = ctx.api.edit(chat, message, &view).await {
+                        tracing::info!(plan = %plan.id, error = %e, "can't say on its message that a plan was withdrawn");
+                    }
+                }
+            }
             Notice::Digest(today) => digest(&ctx, today).await,
             Notice::RulePaused(rule) => {
                 let shown = ctx.shown_rule(&rule, &crate::clock::now());

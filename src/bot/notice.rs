@@ -19,6 +19,9 @@ pub enum Notice {
     Escalated(Plan, Vec<u64>),
     /// The deadline submitted the plan.
     DeadlineSubmitted(Plan),
+    /// Its agent took the plan back: the messages that announced it (and became its views when opened) now say
+    /// it was withdrawn.
+    Withdrawn(Plan),
     /// The daily digest for this local date is due.
     Digest(chrono::NaiveDate),
     /// A standing rule paused itself (what it allowed failed twice in a row): its maker is told.

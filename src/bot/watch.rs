@@ -345,7 +345,7 @@ fn absorb_change(
         let access = ctx.actions.access();
         ctx.state
             .advance_snapshot(change, |actor, plan| access.sees(actor, plan));
-        gone_from_pending(ctx, left);
+        gone_from_pending(ctx, left, notices);
     }
     let problems: Vec<Problem> = ctx.state.with_snapshot(|s| s.problems().cloned().collect());
     warn(ctx, &problems, notices);
@@ -371,7 +371,7 @@ fn leaving(ctx: &Ctx, change: &Delta) -> Vec<(String, u32)> {
 /// Plans that left the snapshot: one still pending under another name stays; one an action took out (completed,
 /// withdrawn) is remembered so a tap on an old view of it shows what became of it; one nobody took out was
 /// deleted by hand, and the trail records it (off the async threads: it reads and writes files).
-fn gone_from_pending(ctx: &Ctx, left: Vec<(String, u32)>) {
+fn gone_from_pending(ctx: &Ctx, left: Vec<(String, u32)>, notices: &mpsc::UnboundedSender<Notice>) {
     let left: Vec<(String, u32)> = left
         .into_iter()
         .filter(|(id, _)| {
@@ -382,12 +382,15 @@ fn gone_from_pending(ctx: &Ctx, left: Vec<(String, u32)>) {
     if left.is_empty() {
         return;
     }
-    let ctx = ctx.clone();
+    let (ctx, notices) = (ctx.clone(), notices.clone());
     tokio::task::spawn_blocking(move || {
         for (id, revision) in left {
             if let Some(found) = ctx.actions.noticed_gone(&id, revision)
                 && found.location == crate::queue::Location::Completed
             {
+                if found.plan.status == crate::plan::PlanStatus::Withdrawn {
+                    let _ = notices.send(Notice::Withdrawn(found.plan));
+                }
                 ctx.state.remember_completed(&id, found.path);
             }
         }

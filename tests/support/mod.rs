@@ -1,11 +1,13 @@
 //! Shared helpers for the integration tests.
 #![allow(dead_code)]
 
+pub mod agent_cli;
 pub mod anthropic;
 pub mod binary;
 pub mod claude;
 pub mod daemon;
 pub mod mcp_http;
+pub mod model;
 pub mod owner;
 pub mod web;
 
