@@ -522,7 +522,7 @@ fn install_writes_each_agents_file_in_its_unit_and_says_what_to_do_next() {
     let out = install(&q, home.path(), "qwen", &["--project", dir, "--no-stop"]);
     assert!(
         out.stdout
-            .contains("PermissionRequest (added), PreToolUse (added), PostToolUse (added)\n"),
+            .contains("PermissionRequest (added), PreToolUse (added), PostToolUse (added), PostToolUseFailure (added)\n"),
         "{}",
         out.stdout
     );

@@ -22,6 +22,7 @@ mod cli_stats;
 mod cli_support;
 mod coding_agents;
 mod coding_agents_next;
+mod coding_agents_rules;
 mod crash;
 mod daemon;
 mod daemon_audit;

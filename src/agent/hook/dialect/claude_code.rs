@@ -109,6 +109,7 @@ const CLAUDE: Family = Family {
     own_rules: Some(own_grants),
     plan_tool: Some("ExitPlanMode"),
     full_output: true,
+    failure_elsewhere: None,
 };
 
 const ASK_USER_QUESTION: &str = "AskUserQuestion";

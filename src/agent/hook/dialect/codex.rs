@@ -44,6 +44,7 @@ const CODEX: Family = Family {
     own_rules: None,
     plan_tool: None,
     full_output: false,
+    failure_elsewhere: Some(failure_in_transcript),
 };
 
 /// Codex.
@@ -103,4 +104,41 @@ impl Dialect for Codex {
             ],
         }
     }
+}
+
+/// Longest tail of a Codex transcript read for a tool's result (its last events are the ones wanted).
+const TRANSCRIPT_TAIL: u64 = 256 * 1024;
+
+/// A tool's failure as Codex's transcript (`transcript_path`, its rollout JSON lines) records it by the time its
+/// `PostToolUse` fires: the `item_completed` event of the call (`item.id` = `tool_use_id`) with a non-zero
+/// `exit_code` or `status: "failed"`. Codex's `PostToolUse` itself carries only the output text.
+fn failure_in_transcript(fields: &serde_json::Map<String, serde_json::Value>) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let call = super::string(fields, "tool_use_id")?;
+    let path = super::string(fields, "transcript_path")?;
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(TRANSCRIPT_TAIL)))
+        .ok()?;
+    let mut tail = String::new();
+    file.take(TRANSCRIPT_TAIL).read_to_string(&mut tail).ok()?;
+    let needle = format!("\"id\":\"{call}\"");
+    tail.lines()
+        .rev()
+        .filter(|l| l.contains(&needle))
+        .find_map(|line| {
+            let event: serde_json::Value = serde_json::from_str(line).ok()?;
+            let item = event.get("payload")?.get("item")?;
+            if item.get("id")?.as_str()? != call {
+                return None;
+            }
+            let code = item.get("exit_code").and_then(serde_json::Value::as_i64);
+            let failed = item.get("status").and_then(serde_json::Value::as_str) == Some("failed");
+            match code {
+                Some(0) if !failed => Some(None),
+                Some(code) => Some(Some(format!("exit code {code}"))),
+                None if failed => Some(Some("failed".to_owned())),
+                None => None,
+            }
+        })?
 }

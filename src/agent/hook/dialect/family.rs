@@ -45,7 +45,13 @@ pub(super) struct Family {
     pub plan_tool: Option<&'static str>,
     /// `PreToolUse` may answer `ask`; `systemMessage`, `updatedInput`, `updatedPermissions` are read.
     pub full_output: bool,
+    /// Where a tool's failure is when its `PostToolUse` result does not say (Codex sends only the output text: the
+    /// exit code is in its transcript): read from the hook input, `None` when it did not fail or can't be told.
+    pub failure_elsewhere: Option<ReadFailure>,
 }
+
+/// Reads a tool's failure from a `PostToolUse` input whose result does not say.
+pub(super) type ReadFailure = fn(&Map<String, Value>) -> Option<String>;
 
 /// Makes the agent's own rules from the event, the tool, what it does and the agent's suggestions.
 pub(super) type OwnRules = fn(Event, &str, &Act, &[Map<String, Value>]) -> Grants;
@@ -194,7 +200,8 @@ pub(super) fn parse(
         let failure = crate::agent::hook::core::ruling::failure(
             fields.get("tool_response"),
             fields.get("error"),
-        );
+        )
+        .or_else(|| family.failure_elsewhere.and_then(|read| read(&fields)));
         return Ok(Prompt::Result(
             crate::agent::hook::core::ruling::ToolResult { call, failure },
         ));

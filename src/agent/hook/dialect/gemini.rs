@@ -42,6 +42,7 @@ const GEMINI: Family = Family {
     own_rules: None,
     plan_tool: None,
     full_output: false,
+    failure_elsewhere: None,
 };
 
 /// Gemini CLI.

@@ -24,6 +24,7 @@ const QWEN: Family = Family {
         ("PermissionRequest", Event::Permission),
         ("Stop", Event::Finished),
         ("PostToolUse", Event::PostTool),
+        ("PostToolUseFailure", Event::PostTool),
     ],
     last_message: ("last_assistant_message", false),
     cap: Some(
@@ -38,6 +39,7 @@ const QWEN: Family = Family {
     own_rules: None,
     plan_tool: None,
     full_output: false,
+    failure_elsewhere: None,
 };
 
 /// Qwen Code.
@@ -86,6 +88,11 @@ impl Dialect for Qwen {
                 // Tool results: two failures in a row of what a standing rule allowed pause it.
                 Hook {
                     event: "PostToolUse",
+                    matcher: None,
+                    finished: false,
+                },
+                Hook {
+                    event: "PostToolUseFailure",
                     matcher: None,
                     finished: false,
                 },

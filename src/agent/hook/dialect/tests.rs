@@ -427,3 +427,47 @@ fn unreadable_input_answers_in_the_event_the_command_line_names() {
         e.reason
     );
 }
+
+/// A tool's result, as each agent that reports results sends it: the call it was, and whether it failed. Codex
+/// sends only the output text (the exit code is in its transcript by then), Qwen an `Exit Code:` line, Claude Code
+/// a `PostToolUseFailure` with the error.
+#[test]
+fn tool_results_say_the_call_and_whether_it_failed() {
+    let result = |agent: &str, payload: &str| match dialect(agent).parse(payload, None).unwrap() {
+        Prompt::Result(result) => result,
+        other => panic!("{agent}: not a result: {other:?}"),
+    };
+    let ok = result("codex", fixture!("codex", "PostToolUse.json"));
+    assert_eq!(
+        ok.call.key(),
+        ("Bash".to_owned(), "touch allowed.txt".to_owned())
+    );
+    assert_eq!(ok.failure, None);
+    let dir = tempfile::tempdir().unwrap();
+    let rollout = dir.path().join("rollout.jsonl");
+    std::fs::write(&rollout, fixture!("codex", "rollout-failed.jsonl")).unwrap();
+    let failed =
+        fixture!("codex", "PostToolUse-failed.json").replace("ROLLOUT", rollout.to_str().unwrap());
+    assert_eq!(
+        result("codex", &failed).failure.as_deref(),
+        Some("exit code 1")
+    );
+    // The transcript gone: the failure can't be told, and counts as none.
+    std::fs::remove_file(&rollout).unwrap();
+    assert_eq!(result("codex", &failed).failure, None);
+    let qwen = result("qwen", fixture!("qwen", "PostToolUse.json"));
+    assert_eq!(qwen.failure, None);
+    let qwen_failed = fixture!("qwen", "PostToolUse.json").replace("Exit Code: 0", "Exit Code: 2");
+    assert_eq!(
+        result("qwen", &qwen_failed).failure.as_deref(),
+        Some("exit code 2")
+    );
+    let claude = json!({"hook_event_name": "PostToolUseFailure", "session_id": "s", "cwd": "/p",
+        "tool_name": "Bash", "tool_input": {"command": "npm test"}, "error": "Exit code 1\nnpm ERR!"});
+    let claude = result("claude-code", &claude.to_string());
+    assert_eq!(claude.failure.as_deref(), Some("Exit code 1 npm ERR!"));
+    assert_eq!(
+        dialect("claude-code").render(Event::PostTool, &allow()),
+        None
+    );
+}
