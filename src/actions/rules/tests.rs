@@ -700,3 +700,51 @@ fn a_hook_that_reads_its_answer_itself_gets_no_notify_file_and_a_push_gets_one()
     let done = std::fs::read_to_string(&fired.plan.path).unwrap();
     assert!(done.contains("answered_by: rule:"), "{done}");
 }
+
+/// Claude Code's Bash is an `edit` decision: a rule is made only on the command as it stands (the proposal the
+/// owner saw is the one ruled), never from an edited one.
+#[test]
+fn an_edited_command_makes_no_rule_and_a_rule_is_only_for_the_proposal_shown() {
+    let edit_plan = |id: &str, proposal: &str| {
+        format!(
+            "---\nid: {id}\nagent: claude-code\nsession: s1\nproject: /home/me/app\nrule_tool: Bash\n\
+             rule_command: npm test\n---\n# Bash: npm test\n\n## Run this command?\n\nid: permission\nkind: edit\n\n\
+             **Proposal:**\n\n```bash\n{proposal}\n```\n\n**Options:**\n- `always` — 🔁 Always allow this\n\
+             - `deny` — ❌ Deny\n"
+        )
+    };
+    let f = fixture();
+    f.push("e1", &edit_plan("e1", "npm test"));
+    let plan = f.queue().find("e1").unwrap().plan;
+    let d = &plan.decisions[0];
+    let edited = Action::AnswerInput {
+        decision: 0,
+        input: "npm test -- --all".into(),
+        seen: seen::of_decision(d),
+    };
+    assert!(matches!(
+        f.actions.take(Actor::User(OWNER), "e1", &edited, NOW),
+        Outcome::Recorded { .. }
+    ));
+    let plan = f.queue().find("e1").unwrap().plan;
+    let submit = Action::Submit {
+        seen: seen::of_answers(&plan),
+    };
+    let Outcome::Submitted { rule: None, .. } =
+        f.actions.take(Actor::User(OWNER), "e1", &submit, NOW)
+    else {
+        panic!("an edited command made a rule")
+    };
+    // A proposal other than the command the plan says it rules: no rule.
+    f.push("e2", &edit_plan("e2", "rm -rf /"));
+    let Outcome::Submitted {
+        rule: Some(Err(_)), ..
+    } = f.answer_and_submit("e2", "always", OWNER)
+    else {
+        panic!("a rule for a command the owner did not see")
+    };
+    // The proposal as it stands: the rule.
+    f.push("e3", &edit_plan("e3", "npm test"));
+    made(f.answer_and_submit("e3", "always", OWNER));
+    assert_eq!(f.rules().rules.len(), 1);
+}
