@@ -281,6 +281,25 @@ async fn the_digest_fires_once_at_its_time_and_not_again_after_a_restart() {
             )],
         ),
     );
+    // And one a standing rule answered: counted apart, nobody's time.
+    completed(
+        &q,
+        "r.md",
+        &plan(
+            &format!(
+                "id: r\nstatus: completed\ncreated_at: {}\ncompleted_at: {}",
+                stamp(yesterday),
+                stamp(yesterday)
+            ),
+            &[(
+                "d1",
+                "answered",
+                "a",
+                stamp(yesterday),
+                "rule:rab12cd3".to_owned(),
+            )],
+        ),
+    );
     let fake = FakeBot::start().await.unwrap();
     let s = with_digest(&fake, &q, &at_text);
     let d = Running::start_with(fake, q, s.clone()).await;
@@ -292,7 +311,7 @@ async fn the_digest_fires_once_at_its_time_and_not_again_after_a_restart() {
         .format("%A %-d %B")
         .to_string();
     let expected = format!(
-        "📥 Queue now: 1 pending\n🟠 1 high\n🐢 Oldest: waiting, waiting 3h\n\n{day}\n✅ 1 plan completed\n🗳 1 decision answered · 0 skipped\n⏱ Time to decide: p50 30m"
+        "📥 Queue now: 1 pending\n🟠 1 high\n🐢 Oldest: waiting, waiting 3h\n\n{day}\n✅ 2 plans completed\n🗳 1 decision answered · 0 skipped\n🔁 1 prompt answered by standing rules, nobody asked (/rules)\n⏱ Time to decide: p50 30m"
     );
     assert!(
         digest.plain.contains(&expected),
