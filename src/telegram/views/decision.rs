@@ -289,15 +289,11 @@ fn keyboard(
                 seen: seen::of_option(d, option),
             };
             // A lone option reads as itself beside `🔁 Request changes` (`✅ Approve`), not as a letter.
-            let name = if d.options.len() == 1 && sends_back {
-                button_text("", shown_label(option))
+            let tick = if chosen == Some(i) { "✓ " } else { "" };
+            let text = if d.options.len() == 1 && sends_back {
+                button_text(tick, shown_label(option))
             } else {
-                letter(i)
-            };
-            let text = if chosen == Some(i) {
-                format!("✓ {name}")
-            } else {
-                name
+                format!("{tick}{}", letter(i))
             };
             Some(Button::new(text, answer))
         })

@@ -261,3 +261,25 @@ fn people_views_stay_within_limits() {
     assert!(review.buttons().any(|b| b.text == "✅ Sign off (2/3)"));
     assert!(!review.buttons().any(|b| b.text == "📤 Submit"));
 }
+
+/// A one-decision plan's lone option reads as its label (beside `🔁 Request changes`); chosen, its `✓ ` is part of
+/// the button's room, so a long label still fits (a proptest found it 2 units over).
+#[test]
+fn a_chosen_lone_option_with_a_long_label_fits_its_button() {
+    let mut plan = hostile_plan();
+    plan.decisions.truncate(1);
+    plan.decisions[0].options.truncate(1);
+    let key = plan.decisions[0].options[0].key.clone();
+    answer(&mut plan, 0, &key);
+    for confirm in [None, Some(after_answer(&plan.decisions[0]))] {
+        let view = decision(&plan, 0, confirm.as_deref(), &Drawn::now());
+        assert_within_limits(&view);
+        assert_answer_buttons(&plan, &view, 0);
+        let lone = view
+            .buttons()
+            .find(|b| matches!(b.data, Callback::Answer { .. }))
+            .unwrap();
+        assert!(lone.text.starts_with("✓ 0"), "{}", lone.text);
+        assert!(lone.text.ends_with('…'), "{}", lone.text);
+    }
+}

@@ -92,8 +92,9 @@ pub fn assert_within_limits(view: &View) {
     }
 }
 
-/// The option buttons of decision view `view` (of decision `index`) answer option i, in order, with
-/// letter i (`✓` only on the chosen one) and the fingerprint of what they showed.
+/// The option buttons of decision view `view` (of decision `index`, drawn for the owner) answer option i, in
+/// order, with letter i (the label itself for the lone option of a one-decision plan; `✓` only on the chosen
+/// one) and the fingerprint of what they showed.
 pub fn assert_answer_buttons(plan: &Plan, view: &View, index: usize) {
     let d = &plan.decisions[index];
     let answers: Vec<&Button> = view
@@ -113,11 +114,18 @@ pub fn assert_answer_buttons(plan: &Plan, view: &View, index: usize) {
         };
         assert_eq!(button.data, want);
         assert_eq!(Callback::decode(&button.data.encode()), Some(want));
-        let letter = super::layout::letter(i);
-        let text = if chosen == Some(i) {
-            format!("✓ {letter}")
+        // A lone option of a one-decision plan reads as itself beside `🔁 Request changes`.
+        let lone = d.options.len() == 1 && plan.decisions.len() == 1 && !plan.elicitation;
+        let tick = if chosen == Some(i) { "✓ " } else { "" };
+        let text = if lone {
+            let shown = if option.label.trim().is_empty() {
+                &option.key
+            } else {
+                &option.label
+            };
+            super::layout::button_text(tick, shown)
         } else {
-            letter
+            format!("{tick}{}", super::layout::letter(i))
         };
         assert_eq!(button.text, text);
     }
