@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::cli_support::{Arbiter, Output, collect};
 use crate::support::TempQueue;
-use crate::support::daemon::Running;
+use crate::support::daemon::{Running, settings};
 use crate::support::owner::Owner;
 
 const CODEX_PERMISSION: &str = include_str!("fixtures/agents/codex/PermissionRequest.json");
@@ -545,7 +545,8 @@ fn install_writes_each_agents_file_in_its_unit_and_says_what_to_do_next() {
 }
 
 /// The whole way: each finished card of a session is announced by the real daemon as a reply to the session's
-/// previous card, so the session reads as one thread on the phone.
+/// previous card, so the session reads as one thread on the phone — across restarts of the daemon too, and a card
+/// its hook gave up on while the daemon was away is still redrawn to say it was withdrawn.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sessions_finished_cards_are_one_thread_in_the_chat() {
     let d = Running::start(TempQueue::new()).await;
@@ -564,6 +565,11 @@ async fn a_sessions_finished_cards_are_one_thread_in_the_chat() {
         "{\"decision\":\"block\",\"reason\":\"Now run the tests\"}\n"
     );
 
+    // The daemon restarts between the two turns: the thread is kept in the queue folder.
+    let fake = d.fake.clone();
+    let queue = d.stop().await;
+    let s = settings(&fake, &queue);
+    let d = Running::start_with(fake, queue, s).await;
     let next = with(CODEX_STOP, "last_assistant_message", json!("Tests pass."));
     let child = hook(&d.queue, "codex", &[], &next).spawn();
     let second = d
@@ -571,12 +577,48 @@ async fn a_sessions_finished_cards_are_one_thread_in_the_chat() {
         .await;
     assert_eq!(second.reply_to, Some(first.message_id));
     let card = owner.wait_for_plan(WAIT).unwrap();
-    owner.answer(&card.plan.id, "next", "done");
+    owner.custom(&card.plan.id, "next", "Now commit");
     owner.submit(&card.plan.id);
     let out = tokio::task::spawn_blocking(move || collect(child))
         .await
         .unwrap();
-    assert_eq!((out.code, out.stdout.as_str()), (Some(0), ""));
+    assert_eq!(out.code, Some(0), "{out:?}");
+
+    // The daemon restarts while the third card waits; its hook then gives up and withdraws it, and the daemon
+    // redraws the card it sent before the restart to say so, sending nothing new.
+    let last = with(CODEX_STOP, "last_assistant_message", json!("Committed."));
+    let child = hook(&d.queue, "codex", &["--stop-timeout", "12s"], &last).spawn();
+    let third = d
+        .wait_message(|m| {
+            m.plain.contains("Codex finished")
+                && ![first.message_id, second.message_id].contains(&m.message_id)
+        })
+        .await;
+    assert_eq!(third.reply_to, Some(second.message_id));
+    let fake = d.fake.clone();
+    let queue = d.stop().await;
+    let s = settings(&fake, &queue);
+    let d = Running::start_with(fake, queue, s).await;
+    let out = tokio::task::spawn_blocking(move || collect(child))
+        .await
+        .unwrap();
+    assert_eq!((out.code, out.stdout.as_str()), (Some(0), ""), "{out:?}");
+    assert!(
+        out.stderr.contains("withdrawn from the queue"),
+        "{}",
+        out.stderr
+    );
+    let redrawn = d
+        .wait_message(|m| m.message_id == third.message_id && m.plain.contains("Withdrawn by"))
+        .await;
+    assert!(redrawn.plain.contains("agent:codex"), "{}", redrawn.plain);
+    let cards = d.chat();
+    let cards: Vec<_> = cards
+        .iter()
+        .filter(|m| m.plain.contains("Codex finished"))
+        .collect();
+    assert_eq!(cards.len(), 3, "edited, not sent again: {}", d.transcript());
+    d.stop().await;
 }
 
 #[test]

@@ -18,6 +18,7 @@ use super::api::Patience;
 use super::context::Ctx;
 use super::groups::TopicNotice::{DeadlineSubmitted, Escalated, Reminder};
 use super::notice::Notice;
+use super::threads::Threads;
 
 /// Individual announcements allowed within [`BURST_WINDOW`] before the rest are folded into one message.
 const BURST_LIMIT: usize = 3;
@@ -30,41 +31,9 @@ enum Heads {
     Reminder,
 }
 
-/// How many announced plans' messages are remembered for a follow-up plan (`reply_to`) to reply to.
-const THREADS_KEPT: usize = 512;
-
-/// The messages that announced the latest plans, per member: a plan that follows one up (`reply_to`, an agent's
-/// next finished card) is announced as a reply to it, so a session reads as one thread. Kept in memory only: after
-/// a restart the next card starts a new thread.
-#[derive(Default)]
-struct Threads {
-    sent: HashMap<Box<str>, HashMap<u64, MessageId>>,
-    order: VecDeque<Box<str>>,
-}
-
-impl Threads {
-    fn of(&self, plan: &str) -> Option<&HashMap<u64, MessageId>> {
-        self.sent.get(plan)
-    }
-
-    fn remember(&mut self, plan: &str, messages: HashMap<u64, MessageId>) {
-        if messages.is_empty() {
-            return;
-        }
-        if self.sent.insert(plan.into(), messages).is_none() {
-            self.order.push_back(plan.into());
-        }
-        while self.order.len() > THREADS_KEPT {
-            if let Some(old) = self.order.pop_front() {
-                self.sent.remove(&old);
-            }
-        }
-    }
-}
-
 /// Sends notices to every allowed user, folding bursts of new plans (and of reminders) into one message each.
 pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
-    let mut threads = Threads::default();
+    let mut threads = Threads::load(ctx.actions.queue().root());
     let mut recent: VecDeque<Instant> = VecDeque::new();
     let mut held: Vec<(Heads, Arc<Listed>)> = Vec::new();
     loop {
@@ -214,7 +183,7 @@ async fn announce(
             if heads == Heads::New {
                 let replying = brief.reply_to().and_then(|to| threads.of(to)).cloned();
                 let sent = in_thread(ctx, brief, &view, silent, replying.as_ref()).await;
-                threads.remember(brief.id(), sent);
+                threads.remember(brief.id(), sent).await;
             } else {
                 to_approvers(ctx, &[brief], |_| view.clone(), silent).await;
             }

@@ -19,6 +19,7 @@ mod rules;
 mod snapshot;
 mod state;
 mod stats;
+mod threads;
 pub(crate) mod watch;
 
 use std::collections::{HashMap, HashSet};
