@@ -595,6 +595,15 @@ async fn a_sessions_finished_cards_are_one_thread_in_the_chat() {
         })
         .await;
     assert_eq!(third.reply_to, Some(second.message_id));
+    // Stopped once the daemon has kept the card's message (a daemon stopped between sending and keeping it would
+    // leave that one card outside its thread).
+    let card = owner.wait_for_plan(WAIT).unwrap();
+    let kept = d.queue.root().join("telegram-threads.json");
+    let started = Instant::now();
+    while !std::fs::read_to_string(&kept).is_ok_and(|t| t.contains(&card.plan.id)) {
+        assert!(started.elapsed() < WAIT, "the card's message is never kept");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let fake = d.fake.clone();
     let queue = d.stop().await;
     let s = settings(&fake, &queue);

@@ -12,6 +12,7 @@ mod callbacks;
 pub(crate) mod cards;
 mod context;
 pub(crate) mod groups;
+mod kept;
 mod messages;
 pub(crate) mod notice;
 mod people;

@@ -49,25 +49,14 @@ impl Threads {
             file: Some(path.clone()),
             ..Threads::default()
         };
-        let read = match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice::<ThreadsFile>(&bytes).map_err(|e| e.to_string()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return threads,
-            Err(e) => Err(e.to_string()),
-        };
-        match read {
-            Ok(file) => {
-                for a in file.announced {
-                    let messages = a
-                        .messages
-                        .into_iter()
-                        .map(|(user, id)| (user, MessageId(id)))
-                        .collect();
-                    threads.keep(&a.plan, messages);
-                }
-            }
-            Err(error) => {
-                tracing::warn!(file = %path.display(), %error, "can't read the announcements file; replies start new threads");
-            }
+        let file: ThreadsFile = super::kept::read(&path, "announcements").unwrap_or_default();
+        for a in file.announced {
+            let messages = a
+                .messages
+                .into_iter()
+                .map(|(user, id)| (user, MessageId(id)))
+                .collect();
+            threads.keep(&a.plan, messages);
         }
         threads
     }
@@ -101,16 +90,7 @@ impl Threads {
                 })
                 .collect(),
         };
-        let written = tokio::task::spawn_blocking(move || {
-            let bytes = serde_json::to_vec(&file).map_err(std::io::Error::other)?;
-            crate::queue::atomic::write_atomic(&path, &bytes)
-        })
-        .await;
-        match written {
-            Ok(Ok(())) => {}
-            Ok(Err(error)) => tracing::error!(%error, "can't write the announcements file"),
-            Err(error) => tracing::error!(%error, "the announcements file's write failed"),
-        }
+        super::kept::write(path, file, "announcements").await;
     }
 
     fn keep(&mut self, plan: &str, messages: HashMap<u64, MessageId>) {

@@ -1,7 +1,7 @@
 //! Which cards exist: `<queue>/telegram-cards.json`, so a restart edits the cards it posted instead of posting
 //! them again. Small (one line per card of a pending plan) and written atomically on every change.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
@@ -43,20 +43,9 @@ impl Cards {
     #[must_use]
     pub fn load(queue_root: &Path) -> Cards {
         let path = queue_root.join(CARDS_FILE);
-        let cards = match std::fs::read(&path) {
-            Ok(bytes) => match serde_json::from_slice::<CardsFile>(&bytes) {
-                Ok(file) => file.cards,
-                Err(error) => {
-                    tracing::warn!(file = %path.display(), %error, "can't read the group cards file; starting afresh");
-                    Vec::new()
-                }
-            },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(error) => {
-                tracing::warn!(file = %path.display(), %error, "can't read the group cards file; starting afresh");
-                Vec::new()
-            }
-        };
+        let cards = crate::bot::kept::read::<CardsFile>(&path, "group cards")
+            .map(|file| file.cards)
+            .unwrap_or_default();
         Cards {
             cards: Mutex::new(cards),
             writing: tokio::sync::Mutex::default(),
@@ -117,16 +106,6 @@ impl Cards {
         let file = CardsFile {
             cards: lock(&self.cards).clone(),
         };
-        let path: PathBuf = queue_root.join(CARDS_FILE);
-        let written = tokio::task::spawn_blocking(move || {
-            let bytes = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
-            crate::queue::atomic::write_atomic(&path, &bytes)
-        })
-        .await;
-        match written {
-            Ok(Ok(())) => {}
-            Ok(Err(error)) => tracing::error!(%error, "can't write the group cards file"),
-            Err(error) => tracing::error!(%error, "the group cards write failed"),
-        }
+        crate::bot::kept::write(queue_root.join(CARDS_FILE), file, "group cards").await;
     }
 }
