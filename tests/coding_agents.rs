@@ -1,7 +1,7 @@
 //! Codex, Gemini CLI, Qwen Code and Copilot CLI for real (pinned in .ci/agents), offline against the project's
 //! fake model API (tests/support/model.rs), their hooks written by `arbiter hook AGENT install --project`, with
-//! the real daemon on the fake Bot API: a command the owner allows on the phone runs; a command the owner
-//! denies with a reason does not, and the model reads the reason; an edit shows on the phone as its diff; the
+//! the real daemon on the fake Bot API: a command the owner allows on the phone runs; one allowed for the session
+//! runs again with nobody asked; a command the owner denies with a reason does not, and the model reads the reason; an edit shows on the phone as its diff; the
 //! agent's question tool, where it reaches a hook outside an interactive UI (Codex, Qwen Code), is answered on
 //! the phone. (What next, when the agent finishes its turn: coding_agents_next.rs.)
 
@@ -100,6 +100,65 @@ async fn allowed_on_the_phone(agent: Agent) {
         model.tool_output("call_allow").is_some(),
         "the model never read the command's output:\n{}",
         model.log()
+    );
+}
+
+/// The agent runs `touch session.txt` twice in one session: the owner taps `✅ Allow for this session` on the
+/// first prompt, and the second runs with nobody asked (one plan in all, one announcement), the audit trail
+/// recording the session's allowance and its use.
+async fn allowed_for_the_session(agent: Agent) {
+    let Some(cli) = agent_cli::cli(agent) else {
+        return;
+    };
+    let d = Running::start(TempQueue::new()).await;
+    let model = agent
+        .model(vec![
+            agent.shell("call_first", "touch session.txt"),
+            agent.shell("call_again", "touch session.txt"),
+            Turn::Text("Created it twice.".to_owned()),
+        ])
+        .await;
+    let project = Project::new(&cli, &model);
+    project.install(d.queue.root(), &["--no-stop"]);
+    let mut run = project.start(&cli, "Create the file twice");
+    let shown = d.open_announced("touch session.txt").await;
+    let id = shown.message_id;
+    d.tap(id, "▶️ Continue").await;
+    let decision = d
+        .wait_message(|m| m.message_id == id && m.plain.contains("1/1 ·"))
+        .await;
+    tap_option(
+        &d,
+        &decision,
+        "✅ Allow for this session (touch session.txt)",
+    )
+    .await;
+    submit(&d).await;
+    exited(&mut run, &model, Some(&d)).await;
+    for call in ["call_first", "call_again"] {
+        assert!(
+            model.tool_output(call).is_some(),
+            "the model never read {call}'s output:\n{}\nthe agent printed:\n{}",
+            model.log(),
+            run.log()
+        );
+    }
+    assert!(project.dir().join("session.txt").exists(), "{}", run.log());
+    assert_eq!(d.queue.files("pending"), Vec::<String>::new());
+    assert_eq!(d.queue.files("completed").len(), 1, "{}", d.transcript());
+    // The one message is the announcement, opened, answered and now the plan's summary.
+    let sent = d.chat().iter().filter(|m| m.from_bot()).count();
+    assert_eq!(sent, 1, "{}", d.transcript());
+    let audit: String = d
+        .queue
+        .files("audit")
+        .iter()
+        .map(|f| d.queue.read("audit", f))
+        .collect();
+    assert!(audit.contains("\"action\":\"grant\""), "{audit}");
+    assert!(
+        audit.contains("\"action\":\"allow-for-session\""),
+        "{audit}"
     );
 }
 
@@ -256,6 +315,11 @@ mod codex {
         denied_with_a_reason(Agent::Codex).await;
     }
 
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_same_command_allowed_for_the_session_runs_again_unasked() {
+        allowed_for_the_session(Agent::Codex).await;
+    }
+
     /// `request_user_input` works only in Codex's Plan mode, but its `PreToolUse` comes first in any mode.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn request_user_input_is_answered_on_the_phone() {
@@ -280,6 +344,11 @@ mod gemini {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_same_command_allowed_for_the_session_runs_again_unasked() {
+        allowed_for_the_session(Agent::Gemini).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn an_edit_shows_its_diff_on_the_phone() {
         an_edit_shows_its_diff(Agent::Gemini).await;
     }
@@ -296,6 +365,11 @@ mod qwen {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_command_denied_with_a_reason_does_not_run_and_the_model_reads_why() {
         denied_with_a_reason(Agent::Qwen).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_same_command_allowed_for_the_session_runs_again_unasked() {
+        allowed_for_the_session(Agent::Qwen).await;
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -323,6 +397,11 @@ mod copilot {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_command_denied_with_a_reason_does_not_run_and_the_model_reads_why() {
         denied_with_a_reason(Agent::Copilot).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_same_command_allowed_for_the_session_runs_again_unasked() {
+        allowed_for_the_session(Agent::Copilot).await;
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
