@@ -7,13 +7,10 @@
 use serde_json::{Map, Value};
 
 use crate::agent::hook::core::ask::Shape;
-use crate::agent::hook::core::{
-    Act, Agent, AnswerBy, Event, Grants, InputError, Prompt, SessionGrant, Verdict,
-};
+use crate::agent::hook::core::{Act, Agent, AnswerBy, Event, Grants, SessionGrant};
 use crate::agent::hook::install::{Hook, Install, Layout, Unit, UserFile};
 
-use super::Dialect;
-use super::family::{Family, output, parse};
+use super::family::{Family, Member};
 
 pub const AGENT: Agent = Agent {
     name: "claude-code",
@@ -24,20 +21,11 @@ pub const AGENT: Agent = Agent {
 /// Claude Code.
 pub struct ClaudeCode;
 
-impl Dialect for ClaudeCode {
-    fn agent(&self) -> Agent {
-        AGENT
-    }
+impl Member for ClaudeCode {
+    const AGENT: Agent = AGENT;
+    const FAMILY: &'static Family = &CLAUDE;
 
-    fn parse(&self, text: &str, event: Option<&str>) -> Result<Prompt, InputError> {
-        parse(AGENT, &CLAUDE, text, event)
-    }
-
-    fn render(&self, event: Event, verdict: &Verdict) -> Option<String> {
-        output(&CLAUDE, event, verdict)
-    }
-
-    fn install(&self) -> Install {
+    fn hooks(&self) -> Install {
         Install {
             user_file: Some(UserFile {
                 env: None,

@@ -8,11 +8,10 @@
 //! in `/hooks`.
 
 use crate::agent::hook::core::ask::Shape;
-use crate::agent::hook::core::{Agent, AnswerBy, Event, InputError, Prompt, Verdict};
+use crate::agent::hook::core::{Agent, AnswerBy, Event};
 use crate::agent::hook::install::{Hook, Install, Layout, Unit, UserFile};
 
-use super::Dialect;
-use super::family::{Family, output, parse};
+use super::family::{Family, Member};
 
 pub const AGENT: Agent = Agent {
     name: "codex",
@@ -50,20 +49,11 @@ const CODEX: Family = Family {
 /// Codex.
 pub struct Codex;
 
-impl Dialect for Codex {
-    fn agent(&self) -> Agent {
-        AGENT
-    }
+impl Member for Codex {
+    const AGENT: Agent = AGENT;
+    const FAMILY: &'static Family = &CODEX;
 
-    fn parse(&self, text: &str, event: Option<&str>) -> Result<Prompt, InputError> {
-        parse(AGENT, &CODEX, text, event)
-    }
-
-    fn render(&self, event: Event, verdict: &Verdict) -> Option<String> {
-        output(&CODEX, event, verdict)
-    }
-
-    fn install(&self) -> Install {
+    fn hooks(&self) -> Install {
         Install {
             user_file: Some(UserFile {
                 env: Some("CODEX_HOME"),

@@ -16,7 +16,9 @@ use crate::agent::hook::core::{
     ToolCall, Verdict, plan_mode,
 };
 
-use super::{object, patch, replacement, shell, string, write};
+use crate::agent::hook::install::Install;
+
+use super::{Dialect, object, patch, replacement, shell, string, write};
 
 /// What a dialect of Claude Code's family reads and writes.
 pub(super) struct Family {
@@ -48,6 +50,33 @@ pub(super) struct Family {
     /// Where a tool's failure is when its `PostToolUse` result does not say (Codex sends only the output text: the
     /// exit code is in its transcript): read from the hook input, `None` when it did not fail or can't be told.
     pub failure_elsewhere: Option<ReadFailure>,
+}
+
+/// An agent of Claude Code's family: its name and how its input and output differ ([`Family`]) make its
+/// [`Dialect`]; only where its hooks go is its own code.
+pub(super) trait Member: Sync {
+    const AGENT: Agent;
+    const FAMILY: &'static Family;
+    /// Where its hooks go and which events they answer.
+    fn hooks(&self) -> Install;
+}
+
+impl<M: Member> Dialect for M {
+    fn agent(&self) -> Agent {
+        M::AGENT
+    }
+
+    fn parse(&self, text: &str, event: Option<&str>) -> Result<Prompt, InputError> {
+        parse(M::AGENT, M::FAMILY, text, event)
+    }
+
+    fn render(&self, event: Event, verdict: &Verdict) -> Option<String> {
+        output(M::FAMILY, event, verdict)
+    }
+
+    fn install(&self) -> Install {
+        self.hooks()
+    }
 }
 
 /// Reads a tool's failure from a `PostToolUse` input whose result does not say.

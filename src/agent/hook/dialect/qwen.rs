@@ -6,11 +6,10 @@
 //! in milliseconds.
 
 use crate::agent::hook::core::ask::Shape;
-use crate::agent::hook::core::{Agent, AnswerBy, Event, InputError, Prompt, Verdict};
+use crate::agent::hook::core::{Agent, AnswerBy, Event};
 use crate::agent::hook::install::{Hook, Install, Layout, Unit, UserFile};
 
-use super::Dialect;
-use super::family::{Family, output, parse};
+use super::family::{Family, Member};
 
 pub const AGENT: Agent = Agent {
     name: "qwen",
@@ -45,20 +44,11 @@ const QWEN: Family = Family {
 /// Qwen Code.
 pub struct Qwen;
 
-impl Dialect for Qwen {
-    fn agent(&self) -> Agent {
-        AGENT
-    }
+impl Member for Qwen {
+    const AGENT: Agent = AGENT;
+    const FAMILY: &'static Family = &QWEN;
 
-    fn parse(&self, text: &str, event: Option<&str>) -> Result<Prompt, InputError> {
-        parse(AGENT, &QWEN, text, event)
-    }
-
-    fn render(&self, event: Event, verdict: &Verdict) -> Option<String> {
-        output(&QWEN, event, verdict)
-    }
-
-    fn install(&self) -> Install {
+    fn hooks(&self) -> Install {
         Install {
             user_file: Some(UserFile {
                 env: None,
