@@ -3,8 +3,8 @@
 //! this process), beside `arbiter --version`'s own start and exit in the same run. The rule was made as a tap
 //! makes it (a permission plan submitted with `🔁 Always allow this` through the action layer), and each answer
 //! writes what any answer writes: the plan into completed/ with its notify file, its audit line, the rule's count.
-//! The trail already holds `ARBITER_BENCH_LINES` lines (default 10,000) and rules.json 20 other rules, so neither
-//! is empty. No daemon runs: a rule needs none. Prints Markdown rows for BENCHMARKS.md.
+//! The trail holds `ARBITER_BENCH_LINES` lines (default 10,000) written since the rule was made, all read
+//! before it answers (for its state on the record), and rules.json 20 other rules. No daemon runs: a rule needs none. Prints Markdown rows for BENCHMARKS.md.
 //!
 //! Run: `cargo bench --bench rules`. `ARBITER_BENCH_SAMPLES=N` changes the number of samples (default 200).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -112,11 +112,17 @@ fn main() {
     let root = dir.path().to_owned();
     let root = root.as_path();
     let queue = Queue::open(root, true).unwrap();
-    // A trail with history before the rules (appended through the real writer).
+    let actions = Actions::new(queue, Access::new([OWNER]));
+    for n in 0..20 {
+        make_rule(&actions, &format!("other{n}"), &format!("make target-{n}"));
+    }
+    make_rule(&actions, "bench", "touch allowed.txt");
+    // The history written since the rules were made (appended through the real writer): before a rule answers,
+    // the trail is read from the line that made it on, for the state it has there.
     for i in 0..lines {
         let plan = format!("old-{}", i / 4);
         let change = Change {
-            at: "2026-11-01T09:00:00Z",
+            at: "2026-11-27T11:00:00Z",
             actor: "93533553",
             action: "answer",
             plan: &plan,
@@ -128,11 +134,6 @@ fn main() {
         };
         audit::append(root, &change).unwrap();
     }
-    let actions = Actions::new(queue, Access::new([OWNER]));
-    for n in 0..20 {
-        make_rule(&actions, &format!("other{n}"), &format!("make target-{n}"));
-    }
-    make_rule(&actions, "bench", "touch allowed.txt");
     let queue_arg = root.to_str().unwrap();
     let hook = ["--queue", queue_arg, "hook", "codex", "--timeout", "60s"];
     // Warm the page cache and the binary.
@@ -162,7 +163,7 @@ fn main() {
     println!("| measure | samples | median | p99 | beside | target |");
     println!("|---|---|---|---|---|---|");
     println!(
-        "| permission prompt answered by a rule: `arbiter hook codex` start → answer on stdout ({lines} audit lines, 21 rules) | {samples} | {} | {} | `arbiter --version` start → exit: {} median, {} p99 | median ≤ 20 ms |",
+        "| permission prompt answered by a rule: `arbiter hook codex` start → answer on stdout ({lines} audit lines since the rule was made, 21 rules) | {samples} | {} | {} | `arbiter --version` start → exit: {} median, {} p99 | median ≤ 20 ms |",
         ms(median),
         ms(p99),
         ms(v_median),

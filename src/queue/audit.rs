@@ -283,6 +283,40 @@ fn append_locked(
     Ok((entry, located))
 }
 
+/// The lines written after the one at `at` (the rest of its month file, then every later month) whose bytes hold
+/// `needle`, oldest first; lines that do not read are passed over. Reads the trail from `at` on: for what became
+/// of what one line made, asked only when it is about to matter (a standing rule about to answer).
+pub fn later_naming(queue_root: &Path, at: &Located, needle: &str) -> io::Result<Vec<Entry>> {
+    let dir = queue_root.join(DIR);
+    let mut found = Vec::new();
+    for path in months(&dir)? {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name < at.file.as_str() {
+            continue;
+        }
+        let bytes = fs::read(&path)?;
+        let mut rest: &[u8] = &bytes;
+        if name == at.file {
+            // From the line after `at`'s.
+            let from = usize::try_from(at.offset)
+                .unwrap_or(usize::MAX)
+                .min(bytes.len());
+            rest = &bytes[from..];
+            rest = rest
+                .iter()
+                .position(|b| *b == b'\n')
+                .map_or(&[][..], |end| &rest[end + 1..]);
+        }
+        for line in rest.split(|b| *b == b'\n') {
+            let holds = std::str::from_utf8(line).is_ok_and(|l| l.contains(needle));
+            if holds && let Ok(entry) = serde_json::from_slice::<Entry>(line) {
+                found.push(entry);
+            }
+        }
+    }
+    Ok(found)
+}
+
 /// The line at `at`, if the trail still holds exactly that line there (its bytes hash to `at.sha256`, and it is a
 /// whole line); `None` when it was changed, moved or removed, or `at` names no month file. Reads that one line,
 /// whatever the trail's size: a standing rule is checked against the line that made it on every prompt.

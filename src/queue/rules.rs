@@ -274,6 +274,26 @@ impl Rule {
         }
     }
 
+    /// The state the audit trail gives the rule: `Revoked` once a `rule_revoke` line names it, else `Paused` or
+    /// `Active` by the last `rule_pause` (its own or a person's) or `rule_resume` line after the one that made it
+    /// (`Active` when there is none). A state edited in the file by hand (a revoked rule set `active` again) does
+    /// not change it. Reads the trail from the making line on.
+    pub fn state_on_record(&self, queue_root: &Path) -> std::io::Result<State> {
+        let own_pause = format!("{}: ", self.id);
+        let mut state = State::Active;
+        for line in audit::later_naming(queue_root, &self.audit, &self.id)? {
+            let value = line.value.as_deref().unwrap_or_default();
+            let names = value == self.id || value.starts_with(&own_pause);
+            match line.action.as_str() {
+                "rule_revoke" if names => return Ok(State::Revoked),
+                "rule_pause" if names => state = State::Paused,
+                "rule_resume" if names => state = State::Active,
+                _ => {}
+            }
+        }
+        Ok(state)
+    }
+
     /// One line saying what the rule answers, for lists: `Bash \`npm test\``, `every call (grant)`, `db → pg`.
     #[must_use]
     pub fn what(&self) -> String {

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use crate::plan::{self, AnswerValue, DecisionStatus, Edit, Kind, Plan};
 use crate::queue::audit::{self, Change};
-use crate::queue::rules::{self, Ask, Awaiting, Locked, Rule, Rules, Shape};
+use crate::queue::rules::{self, Ask, Awaiting, Locked, Rule, Rules, Shape, State};
 use crate::queue::{Loaded, Location, Queue, stem};
 
 /// The plan a rule answers, as the asking side made it: its file name in completed/ and its Markdown (id, agent
@@ -125,14 +125,34 @@ fn on_record<'a>(
     looked: &mut Looked,
 ) -> Option<Rule> {
     for rule in candidates {
-        if rule.is_on_record(root) {
-            return Some(rule.clone());
+        if !rule.is_on_record(root) {
+            tracing::warn!(rule = %rule.id, "a standing rule without its audit line is ignored");
+            looked.warnings.push(format!(
+                "rule {} is not in the audit trail (written behind Arbiter's back?): ignored",
+                rule.id
+            ));
+            continue;
         }
-        tracing::warn!(rule = %rule.id, "a standing rule without its audit line is ignored");
-        looked.warnings.push(format!(
-            "rule {} is not in the audit trail (written behind Arbiter's back?): ignored",
-            rule.id
-        ));
+        // Only now, for the rule about to answer: its state as the trail has it (a revoked or paused rule set
+        // `active` by hand answers nothing).
+        match rule.state_on_record(root) {
+            Ok(State::Active) => return Some(rule.clone()),
+            Ok(state) => {
+                tracing::warn!(rule = %rule.id, state = state.as_str(), "a standing rule active in the file but not on the record is ignored");
+                looked.warnings.push(format!(
+                    "rule {} is {} in the audit trail but active in rules.json (changed behind Arbiter's back?): ignored",
+                    rule.id,
+                    state.as_str()
+                ));
+            }
+            Err(e) => {
+                tracing::warn!(rule = %rule.id, error = %e, "can't read the audit trail for a standing rule");
+                looked.warnings.push(format!(
+                    "rule {}'s record can't be read ({e}): ignored",
+                    rule.id
+                ));
+            }
+        }
     }
     None
 }

@@ -416,6 +416,70 @@ fn a_rule_written_behind_arbiters_back_or_changed_is_ignored_with_a_warning() {
     );
 }
 
+/// A revoked or paused rule set `active` again in rules.json by hand answers nothing: the trail says what it is.
+/// Resumed through Arbiter, it answers again.
+#[test]
+fn a_state_edited_back_to_active_behind_arbiters_back_answers_nothing() {
+    let f = fixture();
+    f.push("p1", &permission_text("p1", "npm test", ""));
+    let rule = made(f.answer_and_submit("p1", "always", OWNER));
+    let path = crate::queue::rules::path(f.dir.path());
+    let take = |action: RuleAction| f.actions.take_rule(Actor::User(OWNER), &action, LATER);
+    // Made it back to active by hand: state and the record of the change, as a copy from before would read.
+    let revive = |from: &str| {
+        let mut all: Rules = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(all.rules[0].state.as_str(), from);
+        all.rules[0].state = State::Active;
+        all.rules[0].change = None;
+        fs::write(&path, serde_json::to_string(&all).unwrap()).unwrap();
+    };
+    let pause = RuleAction::Pause {
+        rule: rule.id.clone(),
+    };
+    assert!(matches!(take(pause), RuleOutcome::Done(_)));
+    revive("paused");
+    let looked = f.ask("npm test", "/home/me/app", "s1", LATER);
+    assert!(looked.fired.is_none());
+    assert!(
+        looked.warnings[0].contains("is paused in the audit trail but active in rules.json"),
+        "{:?}",
+        looked.warnings
+    );
+    // Paused again and resumed through Arbiter: it answers.
+    assert!(matches!(
+        take(RuleAction::Pause {
+            rule: rule.id.clone()
+        }),
+        RuleOutcome::Done(_)
+    ));
+    assert!(matches!(
+        take(RuleAction::Resume {
+            rule: rule.id.clone()
+        }),
+        RuleOutcome::Done(_)
+    ));
+    assert!(
+        f.ask("npm test", "/home/me/app", "s1", LATER)
+            .fired
+            .is_some()
+    );
+    // Revoked is for good, whatever the file says afterwards.
+    assert!(matches!(
+        take(RuleAction::Revoke {
+            rule: rule.id.clone()
+        }),
+        RuleOutcome::Done(_)
+    ));
+    revive("revoked");
+    let looked = f.ask("npm test", "/home/me/app", "s1", LATER);
+    assert!(looked.fired.is_none());
+    assert!(
+        looked.warnings[0].contains("is revoked in the audit trail"),
+        "{:?}",
+        looked.warnings
+    );
+}
+
 #[test]
 fn parallel_answers_lose_no_count() {
     let f = fixture();
