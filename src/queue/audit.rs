@@ -294,27 +294,67 @@ pub fn later_naming(queue_root: &Path, at: &Located, needle: &str) -> io::Result
         if name < at.file.as_str() {
             continue;
         }
-        let bytes = fs::read(&path)?;
-        let mut rest: &[u8] = &bytes;
-        if name == at.file {
-            // From the line after `at`'s.
-            let from = usize::try_from(at.offset)
-                .unwrap_or(usize::MAX)
-                .min(bytes.len());
-            rest = &bytes[from..];
-            rest = rest
-                .iter()
-                .position(|b| *b == b'\n')
-                .map_or(&[][..], |end| &rest[end + 1..]);
+        let mut file = File::open(&path)?;
+        let after = name == at.file;
+        if after {
+            file.seek(SeekFrom::Start(at.offset))?;
         }
-        for line in rest.split(|b| *b == b'\n') {
-            let holds = std::str::from_utf8(line).is_ok_and(|l| l.contains(needle));
-            if holds && let Ok(entry) = serde_json::from_slice::<Entry>(line) {
-                found.push(entry);
-            }
-        }
+        lines_naming(&mut file, after, needle.as_bytes(), &mut found)?;
     }
     Ok(found)
+}
+
+/// Reads `file` from where it stands in chunks (a month of lines is megabytes: never all of it at once), past its
+/// first line when `skip_first`, adding each line that holds `needle` and reads as an entry to `found`.
+fn lines_naming(
+    file: &mut File,
+    mut skip_first: bool,
+    needle: &[u8],
+    found: &mut Vec<Entry>,
+) -> io::Result<()> {
+    const CHUNK: usize = 256 * 1024;
+    let mut buf: Vec<u8> = Vec::with_capacity(2 * CHUNK);
+    loop {
+        let len = buf.len();
+        buf.resize(len + CHUNK, 0);
+        let n = file.read(&mut buf[len..])?;
+        buf.truncate(len + n);
+        if skip_first {
+            match memchr::memchr(b'\n', &buf) {
+                Some(end) => {
+                    buf.drain(..=end);
+                    skip_first = false;
+                }
+                None if n == 0 => return Ok(()),
+                None => continue,
+            }
+        }
+        // Whole lines only; the rest waits for the next chunk (or is the last line).
+        let whole = if n == 0 {
+            buf.len()
+        } else {
+            match memchr::memrchr(b'\n', &buf) {
+                Some(end) => end + 1,
+                None => continue,
+            }
+        };
+        let lines = &buf[..whole];
+        // Searched as one buffer (most lines don't name it); only the lines around a hit are read.
+        let mut from = 0;
+        while let Some(hit) = memchr::memmem::find(&lines[from..], needle) {
+            let at = from + hit;
+            let start = memchr::memrchr(b'\n', &lines[..at]).map_or(0, |i| i + 1);
+            let end = memchr::memchr(b'\n', &lines[at..]).map_or(lines.len(), |i| at + i);
+            if let Ok(entry) = serde_json::from_slice::<Entry>(&lines[start..end]) {
+                found.push(entry);
+            }
+            from = end;
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        buf.drain(..whole);
+    }
 }
 
 /// The line at `at`, if the trail still holds exactly that line there (its bytes hash to `at.sha256`, and it is a

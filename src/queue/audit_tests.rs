@@ -337,3 +337,44 @@ fn a_remembered_month_changed_or_removed_is_named_as_a_whole_read_names_it() {
             .unwrap()
     );
 }
+
+/// The lines after one that name something: none from before it or the line itself, every one after it in order,
+/// across months and across the chunks a long month file is read in.
+#[test]
+fn later_lines_naming_a_value_are_found_after_a_line_across_chunks_and_months() {
+    let dir = tempfile::tempdir().unwrap();
+    append(dir.path(), &change("2026-10-01T10:00:00Z", "wanted-before")).unwrap();
+    let (_, made) =
+        append_located(dir.path(), &change("2026-10-02T10:00:00Z", "wanted-0")).unwrap();
+    let mut want = Vec::new();
+    // About 2 MB of October: many chunks, with a named line every 997 lines.
+    for i in 1..6000 {
+        let value = if i % 997 == 0 {
+            want.push(format!("wanted-{i}"));
+            format!("wanted-{i}")
+        } else {
+            format!("other-{i}")
+        };
+        append(dir.path(), &change("2026-10-03T10:00:00Z", &value)).unwrap();
+    }
+    append(
+        dir.path(),
+        &change("2026-11-01T10:00:00Z", "wanted-november"),
+    )
+    .unwrap();
+    want.push("wanted-november".to_owned());
+    let found: Vec<String> = later_naming(dir.path(), &made, "wanted-")
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| e.value)
+        .collect();
+    assert_eq!(found, want);
+    // From a line in the last month: only what follows it.
+    let (_, last) =
+        append_located(dir.path(), &change("2026-11-02T10:00:00Z", "wanted-x")).unwrap();
+    assert!(
+        later_naming(dir.path(), &last, "wanted-")
+            .unwrap()
+            .is_empty()
+    );
+}
