@@ -180,6 +180,23 @@ async fn three_identical_answers_offer_a_rule_that_answers_the_next_push_until_p
         assert_eq!(names.iter().filter(|n| *n == name).count(), 1, "{names:?}");
     }
     assert_eq!(rules::read(d.queue.root()).unwrap().rules[0].fired, 2);
+
+    // Set active again in rules.json by hand, as a copy from before the revoke would read: the trail has the
+    // revoke, so the owner is warned and the next push is asked.
+    let path = rules::path(d.queue.root());
+    let mut all = rules::read(d.queue.root()).unwrap();
+    all.rules[0].state = State::Active;
+    all.rules[0].change = None;
+    std::fs::write(&path, serde_json::to_string(&all).unwrap()).unwrap();
+    let warned = d
+        .wait_message(|m| m.plain.contains("paused or revoked in the audit trail"))
+        .await;
+    assert!(
+        warned.plain.contains(&format!("Rule {} (revoked) is active in", rule.id)),
+        "{}",
+        warned.plain
+    );
+    assert_eq!(push(&d.queue, DEPLOY).1, None);
 }
 
 /// A permission plan as the hooks push it (Codex's Bash, the command `npm test` in `/home/me/app`).

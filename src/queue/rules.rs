@@ -274,24 +274,11 @@ impl Rule {
         }
     }
 
-    /// The state the audit trail gives the rule: `Revoked` once a `rule_revoke` line names it, else `Paused` or
-    /// `Active` by the last `rule_pause` (its own or a person's) or `rule_resume` line after the one that made it
-    /// (`Active` when there is none). A state edited in the file by hand (a revoked rule set `active` again) does
-    /// not change it. Reads the trail from the making line on.
+    /// The state the audit trail gives the rule (see [`states_on_record`]). Reads the trail from the line that
+    /// made it on.
     pub fn state_on_record(&self, queue_root: &Path) -> std::io::Result<State> {
-        let own_pause = format!("{}: ", self.id);
-        let mut state = State::Active;
-        for line in audit::later_naming(queue_root, &self.audit, &self.id)? {
-            let value = line.value.as_deref().unwrap_or_default();
-            let names = value == self.id || value.starts_with(&own_pause);
-            match line.action.as_str() {
-                "rule_revoke" if names => return Ok(State::Revoked),
-                "rule_pause" if names => state = State::Paused,
-                "rule_resume" if names => state = State::Active,
-                _ => {}
-            }
-        }
-        Ok(state)
+        let states = states_on_record(queue_root, &[self])?;
+        Ok(states.get(&self.id).copied().unwrap_or(State::Active))
     }
 
     /// One line saying what the rule answers, for lists: `Bash \`npm test\``, `every call (grant)`, `db → pg`.
@@ -314,6 +301,42 @@ impl Rule {
             }
         }
     }
+}
+
+/// The state the audit trail gives each of `rules`, by id: `Revoked` once a `rule_revoke` line names it, else
+/// `Paused` or `Active` by the last `rule_pause` (its maker's, a person's, or its own after failures: `<id>:
+/// <reason>`) or `rule_resume` line after the one that made it (`Active` when there is none). A state edited in
+/// `rules.json` by hand (a revoked rule set `active` again) does not change it. One read of the trail from the
+/// earliest of their making lines on, parsing only the lines of the rules' state changes.
+pub fn states_on_record(
+    queue_root: &Path,
+    rules: &[&Rule],
+) -> std::io::Result<std::collections::HashMap<String, State>> {
+    let mut states: std::collections::HashMap<String, State> = rules
+        .iter()
+        .map(|r| (r.id.clone(), State::Active))
+        .collect();
+    let Some(first) = rules
+        .iter()
+        .map(|r| &r.audit)
+        .min_by(|a, b| (&a.file, a.offset).cmp(&(&b.file, b.offset)))
+    else {
+        return Ok(states);
+    };
+    for line in audit::later_naming(queue_root, first, "\"action\":\"rule_")? {
+        let value = line.value.as_deref().unwrap_or_default();
+        let id = value.split_once(": ").map_or(value, |(id, _)| id);
+        let Some(state) = states.get_mut(id) else {
+            continue;
+        };
+        match line.action.as_str() {
+            "rule_revoke" => *state = State::Revoked,
+            "rule_pause" if *state != State::Revoked => *state = State::Paused,
+            "rule_resume" if *state != State::Revoked => *state = State::Active,
+            _ => {}
+        }
+    }
+    Ok(states)
 }
 
 /// True when the RFC 3339 time `until` is at or before `now` (an unreadable time counts as passed: a grant whose

@@ -1,6 +1,7 @@
 //! The clock's look at `<queue>/rules.json`, once per tick and only when the file changed: a file that does not
-//! read, or rules in it without their audit line, are said to every member once per version of the file; a rule
-//! that paused itself is told to its maker once (`told`, the daemon's bookkeeping in the file).
+//! read, rules in it without their audit line, or active in it but paused or revoked on the record, are said to
+//! every member once per version of the file; a rule that paused itself is told to its maker once (`told`, the
+//! daemon's bookkeeping in the file).
 
 use std::collections::BTreeSet;
 use std::os::unix::fs::MetadataExt;
@@ -19,6 +20,8 @@ pub struct Watch {
     version: Option<(u64, u64, i128)>,
     /// The rules without their line already warned of.
     off_record: BTreeSet<String>,
+    /// The rules active in the file but not on the record already warned of (`id (state)`).
+    revived: BTreeSet<String>,
 }
 
 /// Looks at the rules if their file changed since `watch`'s last look, and queues what the members must hear.
@@ -71,6 +74,40 @@ pub fn check(ctx: &Ctx, watch: &mut Watch, notices: &mpsc::UnboundedSender<Notic
         )));
     }
     watch.off_record = off;
+    // Rules active in the file but paused or revoked on the record (set back by hand): one read of the trail.
+    let active: Vec<&rules::Rule> = all
+        .rules
+        .iter()
+        .filter(|r| r.state == State::Active && !watch.off_record.contains(&r.id))
+        .collect();
+    let revived: BTreeSet<String> = match rules::states_on_record(root, &active) {
+        Ok(states) => states
+            .into_iter()
+            .filter(|(_, state)| *state != State::Active)
+            .map(|(id, state)| format!("{id} ({})", state.as_str()))
+            .collect(),
+        Err(error) => {
+            tracing::warn!(%error, "can't read the audit trail for the standing rules' states");
+            BTreeSet::new()
+        }
+    };
+    if !revived.is_empty() && revived != watch.revived {
+        let ids: Vec<&str> = revived.iter().map(String::as_str).collect();
+        tracing::warn!(rules = ?ids, "standing rules set active behind Arbiter's back are ignored");
+        let _ = notices.send(Notice::RulesWarning(format!(
+            "{} {} {} active in {} but paused or revoked in the audit trail (changed behind Arbiter's back?): {} nothing.",
+            if ids.len() == 1 { "Rule" } else { "Rules" },
+            ids.join(", "),
+            if ids.len() == 1 { "is" } else { "are" },
+            path.display(),
+            if ids.len() == 1 {
+                "it answers"
+            } else {
+                "they answer"
+            },
+        )));
+    }
+    watch.revived = revived;
     let untold: Vec<_> = all
         .rules
         .into_iter()
