@@ -56,7 +56,17 @@ pub async fn run(
     loop {
         tick.tick().await;
         super::digest::check(&ctx, &mut digest_sent, &notices);
-        super::rules::check(&ctx, &mut rules, &notices);
+        // Off the async threads: a changed rules.json is checked against the audit trail (megabytes at most).
+        rules = {
+            let (ctx, notices) = (ctx.clone(), notices.clone());
+            let mut watch = std::mem::take(&mut rules);
+            tokio::task::spawn_blocking(move || {
+                super::rules::check(&ctx, &mut watch, &notices);
+                watch
+            })
+            .await
+            .unwrap_or_default()
+        };
         let now = Utc::now();
         // Only the plans with timing are looked at (the snapshot keeps them apart), and only what is due is
         // copied: a tick of a large queue touches neither the other plans nor the allocator.
