@@ -103,13 +103,17 @@ async fn a_bash_command_denied_with_a_reason_does_not_run_and_the_model_reads_wh
 
 /// `🔁 Always allow this` on the phone: Arbiter's standing rule (not Claude Code's own project rule), so the
 /// same command in a new `claude` session runs with no prompt anywhere (no plan, no message, no dialog), and the
-/// audit trail names the rule that answered.
+/// audit trail names the rule that answered; then what it allows fails twice in a row, and the rule pauses itself.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn always_allow_this_on_the_phone_runs_the_same_command_in_a_new_session_with_no_prompt() {
     let Some(bin) = claude::binary() else { return };
     let d = Running::start(TempQueue::new()).await;
     let api = FakeAnthropic::start(vec![bash("toolu_first", "touch always.txt")]).await;
-    let project = Project::new(d.queue.root(), &["PermissionRequest"]);
+    // PostToolUse and PostToolUseFailure report what a rule allowed: two failures in a row pause it.
+    let project = Project::new(
+        d.queue.root(),
+        &["PermissionRequest", "PostToolUse", "PostToolUseFailure"],
+    );
     let session = started(&bin, &project, &api).await;
     session.prompt("Create the file").await;
     let id = d
@@ -208,6 +212,40 @@ async fn always_allow_this_on_the_phone_runs_the_same_command_in_a_new_session_w
             .fired,
         1
     );
+    drop(session);
+
+    // What it allows fails twice in a row (the file is a link into a folder that does not exist), reported by
+    // Claude Code's PostToolUseFailure: the rule pauses itself, its maker is told, and the next call is asked.
+    std::fs::remove_file(project.path().join("always.txt")).unwrap();
+    std::os::unix::fs::symlink("/nonexistent-arbiter/x", project.path().join("always.txt"))
+        .unwrap();
+    api.push(vec![
+        bash("toolu_fail0", "touch always.txt"),
+        bash("toolu_fail1", "touch always.txt"),
+        bash("toolu_asked", "touch always.txt"),
+    ]);
+    let session = started(&bin, &project, &api).await;
+    session.prompt("Create it once more").await;
+    for id in ["toolu_fail0", "toolu_fail1"] {
+        let result = result_of(&api, &session, id).await;
+        assert!(result.is_error, "{id}: {result:?}");
+    }
+    let told = d
+        .wait_message(|m| m.plain.contains("A standing rule paused itself"))
+        .await;
+    assert!(told.plain.contains(&rule.id), "{}", told.plain);
+    let now = arbiter_zebu::queue::rules::read(d.queue.root())
+        .unwrap()
+        .rules[0]
+        .clone();
+    assert_eq!(
+        (now.state, now.fired),
+        (arbiter_zebu::queue::rules::State::Paused, 3)
+    );
+    d.wait_message(|m| {
+        m.plain.contains("touch always.txt") && m.buttons().iter().any(|b| b.text == "📂 Open")
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

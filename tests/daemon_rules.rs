@@ -192,7 +192,9 @@ async fn three_identical_answers_offer_a_rule_that_answers_the_next_push_until_p
         .wait_message(|m| m.plain.contains("paused or revoked in the audit trail"))
         .await;
     assert!(
-        warned.plain.contains(&format!("Rule {} (revoked) is active in", rule.id)),
+        warned
+            .plain
+            .contains(&format!("Rule {} (revoked) is active in", rule.id)),
         "{}",
         warned.plain
     );
