@@ -1,9 +1,10 @@
 //! Codex, Gemini CLI, Qwen Code and Copilot CLI for real (pinned in .ci/agents), offline against the project's
 //! fake model API (tests/support/model.rs), their hooks written by `arbiter hook AGENT install --project`, with
 //! the real daemon on the fake Bot API: a command the owner allows on the phone runs; one allowed for the session
-//! runs again with nobody asked; a command the owner denies with a reason does not, and the model reads the reason; an edit shows on the phone as its diff; the
-//! agent's question tool, where it reaches a hook outside an interactive UI (Codex, Qwen Code), is answered on
-//! the phone. (What next, when the agent finishes its turn: coding_agents_next.rs.)
+//! runs again with nobody asked; a command the owner denies with a reason does not, and the model reads the
+//! reason; an edit (Codex's, a patch outside its writable folders) shows on the phone as its diff; the agent's
+//! question tool, where it reaches a hook outside an interactive UI (Codex, Qwen Code), is answered on the phone.
+//! (What next, when the agent finishes its turn: coding_agents_next.rs.)
 
 use std::time::Duration;
 
@@ -266,6 +267,67 @@ async fn an_edit_shows_its_diff(agent: Agent) {
     );
 }
 
+/// Codex's `apply_patch` on a file outside its writable folders (the only patch Codex asks about): the phone shows
+/// the patch as a diff, the owner allows it, the file changes.
+async fn a_codex_patch_shows_its_diff() {
+    let Some(cli) = agent_cli::cli(Agent::Codex) else {
+        return;
+    };
+    let d = Running::start(TempQueue::new()).await;
+    // Outside the project and /tmp (both writable in Codex's sandbox): /var/tmp.
+    let outside = tempfile::Builder::new()
+        .prefix("arbiter-codex-patch-")
+        .tempdir_in("/var/tmp")
+        .unwrap();
+    let file = outside.path().join("config.rs");
+    std::fs::write(&file, BEFORE).unwrap();
+    let patch = format!(
+        "*** Begin Patch\n*** Update File: {}\n@@\n-const MAX_RETRIES: u32 = 3;\n+const MAX_RETRIES: u32 = 5;\n*** End Patch\n",
+        file.display()
+    );
+    let model = Agent::Codex
+        .model(vec![
+            // Codex offers a model it has no metadata for no `apply_patch` tool; a patch through its shell tool
+            // is still read as a patch (and asked about as one).
+            Turn::Tool {
+                id: "call_patch".to_owned(),
+                name: "exec_command".to_owned(),
+                args: json!({"cmd": format!("apply_patch <<'EOF'\n{patch}EOF\n")}),
+            },
+            Turn::Text("Patched.".to_owned()),
+        ])
+        .await;
+    let project = Project::new(&cli, &model);
+    project.install(d.queue.root(), &["--no-stop"]);
+    let mut run = project.start(&cli, "Retry five times");
+    let plan = Owner::new(d.queue.root())
+        .wait_for_plan(LONG)
+        .unwrap_or_else(|| {
+            panic!(
+                "no permission plan; the agent printed:\n{}\nmodel:\n{}",
+                run.log(),
+                model.log()
+            )
+        });
+    let view = d.open_decision(&plan.plan.title, "1/1 ·").await;
+    for line in [
+        "-const MAX_RETRIES: u32 = 3;",
+        "+const MAX_RETRIES: u32 = 5;",
+    ] {
+        assert!(view.plain.contains(line), "{line} not in:\n{}", view.plain);
+    }
+    assert!(!view.plain.contains("*** Begin Patch"), "{}", view.plain);
+    tap_option(&d, &view, "✅ Allow once").await;
+    submit(&d).await;
+    exited(&mut run, &model, Some(&d)).await;
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        AFTER,
+        "{}",
+        run.log()
+    );
+}
+
 const QUESTION: &str = "Which database should the service use?";
 
 /// The model calls the agent's question tool (`tool`, with `args` asking [`QUESTION`]): the question reaches the
@@ -318,6 +380,11 @@ mod codex {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn the_same_command_allowed_for_the_session_runs_again_unasked() {
         allowed_for_the_session(Agent::Codex).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_patch_outside_the_workspace_shows_its_diff_on_the_phone() {
+        a_codex_patch_shows_its_diff().await;
     }
 
     /// `request_user_input` works only in Codex's Plan mode, but its `PreToolUse` comes first in any mode.
