@@ -627,6 +627,72 @@ async fn a_sessions_finished_cards_are_one_thread_in_the_chat() {
         .filter(|m| m.plain.contains("Codex finished"))
         .collect();
     assert_eq!(cards.len(), 3, "edited, not sent again: {}", d.transcript());
+
+    // The fourth card's hook gives up while the daemon is down: back, the daemon redraws that card too.
+    let fourth_turn = with(CODEX_STOP, "last_assistant_message", json!("Pushed."));
+    let child = hook(&d.queue, "codex", &["--stop-timeout", "8s"], &fourth_turn).spawn();
+    let fourth = d
+        .wait_message(|m| {
+            m.plain.contains("Codex finished")
+                && ![first.message_id, second.message_id, third.message_id].contains(&m.message_id)
+        })
+        .await;
+    let card = owner.wait_for_plan(WAIT).unwrap();
+    let started = Instant::now();
+    while !std::fs::read_to_string(&kept).is_ok_and(|t| t.contains(&card.plan.id)) {
+        assert!(started.elapsed() < WAIT, "the card's message is never kept");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let fake = d.fake.clone();
+    let queue = d.stop().await;
+    let out = tokio::task::spawn_blocking(move || collect(child))
+        .await
+        .unwrap();
+    assert!(
+        out.stderr.contains("withdrawn from the queue"),
+        "{}",
+        out.stderr
+    );
+    let s = settings(&fake, &queue);
+    let d = Running::start_with(fake, queue, s).await;
+    let redrawn = d
+        .wait_message(|m| m.message_id == fourth.message_id && m.plain.contains("Withdrawn by"))
+        .await;
+    assert!(redrawn.plain.contains("agent:codex"), "{}", redrawn.plain);
+    // Seen to once (and kept so): the next start redraws nothing again.
+    let settled = |plan: &str| {
+        std::fs::read_to_string(&kept)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .is_some_and(|v| {
+                v["announced"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|a| a["plan"] == plan && a["settled"] == true)
+            })
+    };
+    let started = Instant::now();
+    while !settled(&card.plan.id) {
+        assert!(
+            started.elapsed() < WAIT,
+            "the redrawn card is never kept as seen to"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let fake = d.fake.clone();
+    let edits = |f: &arbiter_zebu::fakebot::FakeBot| f.calls_of("editMessageText").len();
+    let before = edits(&fake);
+    let queue = d.stop().await;
+    let s = settings(&fake, &queue);
+    let d = Running::start_with(fake.clone(), queue, s).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        edits(&fake),
+        before,
+        "{:?}",
+        &fake.calls_of("editMessageText")[before..]
+    );
     d.stop().await;
 }
 

@@ -34,6 +34,7 @@ enum Heads {
 /// Sends notices to every allowed user, folding bursts of new plans (and of reminders) into one message each.
 pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
     let mut threads = Threads::load(ctx.actions.queue().root());
+    settle_what_ended_while_away(&ctx, &mut threads).await;
     let mut recent: VecDeque<Instant> = VecDeque::new();
     let mut held: Vec<(Heads, Arc<Listed>)> = Vec::new();
     loop {
@@ -111,16 +112,8 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
                 let view = |plans: &[&Plan]| views::deadline_submitted(plans[0]);
                 to_approvers(&ctx, &[&plan], view, silent).await;
             }
-            Notice::Withdrawn(plan) => {
-                // Only the messages still showing it are edited: no new message for a question nobody needs.
-                let view = views::completion(&plan);
-                for (user, message) in threads.of(&plan.id).cloned().unwrap_or_default() {
-                    let chat = ChatId(i64::try_from(user).unwrap_or_default());
-                    if let Err(e) = ctx.api.edit(chat, message, &view).await {
-                        tracing::info!(plan = %plan.id, error = %e, "can't say on its message that a plan was withdrawn");
-                    }
-                }
-            }
+            Notice::Withdrawn(plan) => redraw_withdrawn(&ctx, &mut threads, &plan).await,
+            Notice::Ended(id) => threads.settle(&[id]).await,
             Notice::Digest(today) => digest(&ctx, today).await,
             Notice::RulePaused(rule) => {
                 let shown = ctx.shown_rule(&rule, &crate::clock::now());
@@ -143,6 +136,62 @@ pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
             }
         }
     }
+}
+
+/// Redraws the messages that announced `plan` (and became its views when opened) to say it was withdrawn: no new
+/// message for a question nobody needs.
+async fn redraw_withdrawn(ctx: &Ctx, threads: &mut Threads, plan: &Plan) {
+    let view = views::completion(plan);
+    for (user, message) in threads.of(&plan.id).cloned().unwrap_or_default() {
+        let chat = ChatId(i64::try_from(user).unwrap_or_default());
+        if let Err(e) = ctx.api.edit(chat, message, &view).await {
+            tracing::info!(plan = %plan.id, error = %e, "can't say on its message that a plan was withdrawn");
+        }
+    }
+    threads.settle(std::slice::from_ref(&plan.id)).await;
+}
+
+/// At start: the announced plans that left `pending/` while the daemon was away (their end unseen). One withdrawn
+/// meanwhile (its hook gave up) has its announcement redrawn, so no card keeps buttons whose answer can reach
+/// nobody. Few plans: those pending when the daemon stopped.
+async fn settle_what_ended_while_away(ctx: &Ctx, threads: &mut Threads) {
+    let ids = threads.unsettled();
+    if ids.is_empty() {
+        return;
+    }
+    let looked = tokio::task::spawn_blocking({
+        let ctx = ctx.clone();
+        move || {
+            let queue = ctx.actions.queue();
+            ids.into_iter()
+                .filter_map(|id| match queue.find(&id) {
+                    Ok(found) if found.location == crate::queue::Location::Completed => {
+                        let withdrawn = (found.plan.status == crate::plan::PlanStatus::Withdrawn)
+                            .then_some(found.plan);
+                        Some((id, withdrawn))
+                    }
+                    // Still pending (or returned): its end is still to come.
+                    Ok(_) => None,
+                    // Gone for good (removed by hand): nothing to redraw.
+                    Err(crate::queue::StoreError::NotFound(_)) => Some((id, None)),
+                    Err(error) => {
+                        tracing::info!(plan = %id, %error, "can't tell what became of an announced plan");
+                        None
+                    }
+                })
+                .collect::<Vec<_>>()
+        }
+    })
+    .await
+    .unwrap_or_default();
+    let mut ended = Vec::new();
+    for (id, withdrawn) in looked {
+        if let Some(plan) = withdrawn {
+            redraw_withdrawn(ctx, threads, &plan).await;
+        }
+        ended.push(id);
+    }
+    threads.settle(&ended).await;
 }
 
 /// Sends each item at once while fewer than [`BURST_LIMIT`] went out in the last [`BURST_WINDOW`]; holds the

@@ -22,6 +22,9 @@ pub enum Notice {
     /// Its agent took the plan back: the messages that announced it (and became its views when opened) now say
     /// it was withdrawn.
     Withdrawn(Plan),
+    /// A plan left `pending/` for `completed/` otherwise (submitted, answered by a deadline): nothing to redraw,
+    /// and nothing to look at for it at the next start.
+    Ended(String),
     /// The daily digest for this local date is due.
     Digest(chrono::NaiveDate),
     /// A standing rule paused itself (what it allowed failed twice in a row): its maker is told.

@@ -1,6 +1,7 @@
 //! The messages that announced the latest plans, per member, kept in `<queue>/telegram-threads.json`: a plan that
 //! follows one up (`reply_to`, an agent's next finished card) is announced as a reply to it, so a session reads as
-//! one thread, and a plan withdrawn has its announcement redrawn to say so — across a restart of the daemon too.
+//! one thread, and a plan withdrawn has its announcement redrawn to say so — across a restart of the daemon too,
+//! and for a plan withdrawn while the daemon was away (each plan's end is marked seen to, `settled`).
 //! Small (at most [`THREADS_KEPT`] plans) and written atomically on every change; a file that does not read is
 //! logged and started afresh (the worst case is a card that starts a new thread).
 
@@ -22,6 +23,10 @@ struct Announced {
     plan: String,
     /// Member user id → message id.
     messages: HashMap<u64, i32>,
+    /// What became of the plan was seen to (its announcement redrawn if it was withdrawn): a plan that left
+    /// `pending/` while the daemon was away is looked at once at the next start.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    settled: bool,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -31,10 +36,16 @@ struct ThreadsFile {
     announced: Vec<Announced>,
 }
 
+/// The messages of one announced plan.
+struct Kept {
+    messages: HashMap<u64, MessageId>,
+    settled: bool,
+}
+
 /// The announcements remembered, in memory and in the file.
 #[derive(Default)]
 pub struct Threads {
-    sent: HashMap<Box<str>, HashMap<u64, MessageId>>,
+    sent: HashMap<Box<str>, Kept>,
     order: VecDeque<Box<str>>,
     /// Where they are kept; `None` keeps them in memory only.
     file: Option<PathBuf>,
@@ -56,7 +67,7 @@ impl Threads {
                 .into_iter()
                 .map(|(user, id)| (user, MessageId(id)))
                 .collect();
-            threads.keep(&a.plan, messages);
+            threads.keep(&a.plan, messages, a.settled);
         }
         threads
     }
@@ -64,7 +75,17 @@ impl Threads {
     /// The messages that announced `plan`, by member.
     #[must_use]
     pub fn of(&self, plan: &str) -> Option<&HashMap<u64, MessageId>> {
-        self.sent.get(plan)
+        self.sent.get(plan).map(|k| &k.messages)
+    }
+
+    /// The plans whose end was not seen to yet, oldest first.
+    #[must_use]
+    pub fn unsettled(&self) -> Vec<String> {
+        self.order
+            .iter()
+            .filter(|p| self.sent.get(*p).is_some_and(|k| !k.settled))
+            .map(ToString::to_string)
+            .collect()
     }
 
     /// Remembers the messages that announced `plan` and writes the file.
@@ -72,7 +93,25 @@ impl Threads {
         if messages.is_empty() {
             return;
         }
-        self.keep(plan, messages);
+        self.keep(plan, messages, false);
+        self.save().await;
+    }
+
+    /// Notes that what became of `plans` was seen to, and writes the file.
+    pub async fn settle(&mut self, plans: &[String]) {
+        let mut changed = false;
+        for plan in plans {
+            if let Some(kept) = self.sent.get_mut(plan.as_str()) {
+                changed |= !kept.settled;
+                kept.settled = true;
+            }
+        }
+        if changed {
+            self.save().await;
+        }
+    }
+
+    async fn save(&self) {
         let Some(path) = self.file.clone() else {
             return;
         };
@@ -82,10 +121,11 @@ impl Threads {
                 .order
                 .iter()
                 .filter_map(|plan| {
-                    let messages = self.sent.get(plan)?;
+                    let kept = self.sent.get(plan)?;
                     Some(Announced {
                         plan: plan.to_string(),
-                        messages: messages.iter().map(|(u, m)| (*u, m.0)).collect(),
+                        messages: kept.messages.iter().map(|(u, m)| (*u, m.0)).collect(),
+                        settled: kept.settled,
                     })
                 })
                 .collect(),
@@ -93,8 +133,9 @@ impl Threads {
         super::kept::write(path, file, "announcements").await;
     }
 
-    fn keep(&mut self, plan: &str, messages: HashMap<u64, MessageId>) {
-        if self.sent.insert(plan.into(), messages).is_none() {
+    fn keep(&mut self, plan: &str, messages: HashMap<u64, MessageId>, settled: bool) {
+        let kept = Kept { messages, settled };
+        if self.sent.insert(plan.into(), kept).is_none() {
             self.order.push_back(plan.into());
         }
         while self.order.len() > THREADS_KEPT {

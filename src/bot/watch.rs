@@ -390,6 +390,8 @@ fn gone_from_pending(ctx: &Ctx, left: Vec<(String, u32)>, notices: &mpsc::Unboun
             {
                 if found.plan.status == crate::plan::PlanStatus::Withdrawn {
                     let _ = notices.send(Notice::Withdrawn(found.plan));
+                } else {
+                    let _ = notices.send(Notice::Ended(id.clone()));
                 }
                 ctx.state.remember_completed(&id, found.path);
             }
