@@ -544,6 +544,30 @@ fn install_writes_each_agents_file_in_its_unit_and_says_what_to_do_next() {
     assert!(again.stdout.contains("permissionRequest (already there), preToolUse (already there), agentStop (already there)"), "{}", again.stdout);
 }
 
+/// The entry of plan `plan` in the daemon's `telegram-threads.json` (as `file` parsed).
+fn announced<'a>(file: &'a Value, plan: &str) -> Option<&'a Value> {
+    file["announced"]
+        .as_array()?
+        .iter()
+        .find(|a| a["plan"] == plan)
+}
+
+/// Waits until the daemon's `telegram-threads.json` at `path` satisfies `pred` (the daemon is stopped only once it
+/// has kept what it sent: one stopped between sending and keeping would forget that one message).
+async fn kept_so(path: &std::path::Path, pred: impl Fn(&Value) -> bool) {
+    let started = Instant::now();
+    loop {
+        let file = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok());
+        if file.as_ref().is_some_and(&pred) {
+            return;
+        }
+        assert!(started.elapsed() < WAIT, "never kept so: {file:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// The whole way: each finished card of a session is announced by the real daemon as a reply to the session's
 /// previous card, so the session reads as one thread on the phone — across restarts of the daemon too, and a card
 /// its hook gave up on while the daemon was away is still redrawn to say it was withdrawn.
@@ -599,11 +623,7 @@ async fn a_sessions_finished_cards_are_one_thread_in_the_chat() {
     // leave that one card outside its thread).
     let card = owner.wait_for_plan(WAIT).unwrap();
     let kept = d.queue.root().join("telegram-threads.json");
-    let started = Instant::now();
-    while !std::fs::read_to_string(&kept).is_ok_and(|t| t.contains(&card.plan.id)) {
-        assert!(started.elapsed() < WAIT, "the card's message is never kept");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    kept_so(&kept, |v| announced(v, &card.plan.id).is_some()).await;
     let fake = d.fake.clone();
     let queue = d.stop().await;
     let s = settings(&fake, &queue);
@@ -638,11 +658,7 @@ async fn a_sessions_finished_cards_are_one_thread_in_the_chat() {
         })
         .await;
     let card = owner.wait_for_plan(WAIT).unwrap();
-    let started = Instant::now();
-    while !std::fs::read_to_string(&kept).is_ok_and(|t| t.contains(&card.plan.id)) {
-        assert!(started.elapsed() < WAIT, "the card's message is never kept");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    kept_so(&kept, |v| announced(v, &card.plan.id).is_some()).await;
     let fake = d.fake.clone();
     let queue = d.stop().await;
     let out = tokio::task::spawn_blocking(move || collect(child))
@@ -660,26 +676,10 @@ async fn a_sessions_finished_cards_are_one_thread_in_the_chat() {
         .await;
     assert!(redrawn.plain.contains("agent:codex"), "{}", redrawn.plain);
     // Seen to once (and kept so): the next start redraws nothing again.
-    let settled = |plan: &str| {
-        std::fs::read_to_string(&kept)
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .is_some_and(|v| {
-                v["announced"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .any(|a| a["plan"] == plan && a["settled"] == true)
-            })
-    };
-    let started = Instant::now();
-    while !settled(&card.plan.id) {
-        assert!(
-            started.elapsed() < WAIT,
-            "the redrawn card is never kept as seen to"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    kept_so(&kept, |v| {
+        announced(v, &card.plan.id).is_some_and(|a| a["settled"] == true)
+    })
+    .await;
     let fake = d.fake.clone();
     let edits = |f: &arbiter_zebu::fakebot::FakeBot| f.calls_of("editMessageText").len();
     let before = edits(&fake);

@@ -248,19 +248,32 @@ async fn an_edit_shows_its_diff(agent: Agent) {
     let plan = Owner::new(d.queue.root())
         .wait_for_plan(LONG)
         .unwrap_or_else(|| panic!("no permission plan; the agent printed:\n{}", run.log()));
-    let view = d.open_decision(&plan.plan.title, "1/1 ·").await;
+    allowed_as_its_diff(&d, &plan.plan.title, "old_str", &mut run, &model, &file).await;
+}
+
+/// The permission plan `title` shows the edit of [`BEFORE`] into [`AFTER`] as a diff (not `raw`, the tool's own
+/// words); allowed, the agent changes `file`.
+async fn allowed_as_its_diff(
+    d: &Running,
+    title: &str,
+    raw: &str,
+    run: &mut Run,
+    model: &FakeModel,
+    file: &std::path::Path,
+) {
+    let view = d.open_decision(title, "1/1 ·").await;
     for line in [
         "-const MAX_RETRIES: u32 = 3;",
         "+const MAX_RETRIES: u32 = 5;",
     ] {
         assert!(view.plain.contains(line), "{line} not in:\n{}", view.plain);
     }
-    assert!(!view.plain.contains("old_str"), "{}", view.plain);
-    tap_option(&d, &view, "✅ Allow once").await;
-    submit(&d).await;
-    exited(&mut run, &model, Some(&d)).await;
+    assert!(!view.plain.contains(raw), "{}", view.plain);
+    tap_option(d, &view, "✅ Allow once").await;
+    submit(d).await;
+    exited(run, model, Some(d)).await;
     assert_eq!(
-        std::fs::read_to_string(&file).unwrap(),
+        std::fs::read_to_string(file).unwrap(),
         AFTER,
         "{}",
         run.log()
@@ -309,23 +322,15 @@ async fn a_codex_patch_shows_its_diff() {
                 model.log()
             )
         });
-    let view = d.open_decision(&plan.plan.title, "1/1 ·").await;
-    for line in [
-        "-const MAX_RETRIES: u32 = 3;",
-        "+const MAX_RETRIES: u32 = 5;",
-    ] {
-        assert!(view.plain.contains(line), "{line} not in:\n{}", view.plain);
-    }
-    assert!(!view.plain.contains("*** Begin Patch"), "{}", view.plain);
-    tap_option(&d, &view, "✅ Allow once").await;
-    submit(&d).await;
-    exited(&mut run, &model, Some(&d)).await;
-    assert_eq!(
-        std::fs::read_to_string(&file).unwrap(),
-        AFTER,
-        "{}",
-        run.log()
-    );
+    allowed_as_its_diff(
+        &d,
+        &plan.plan.title,
+        "*** Begin Patch",
+        &mut run,
+        &model,
+        &file,
+    )
+    .await;
 }
 
 const QUESTION: &str = "Which database should the service use?";
