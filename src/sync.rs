@@ -1,5 +1,8 @@
 //! Poison-tolerant locking: a panic in one task must not make every later tap fail on a poisoned mutex (the
-//! data behind these locks stays valid whatever the panicking holder was doing).
+//! data behind these locks stays valid whatever the panicking holder was doing); and long-lived tasks started
+//! again after a panic (`supervise`).
+
+pub mod supervise;
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 

@@ -31,8 +31,20 @@ enum Heads {
     Reminder,
 }
 
-/// Sends notices to every allowed user, folding bursts of new plans (and of reminders) into one message each.
-pub async fn announcer(ctx: Ctx, mut notices: mpsc::UnboundedReceiver<Notice>) {
+/// Sends notices to every allowed user, folding bursts of new plans (and of reminders) into one message each. A
+/// panic on one notice does not end the announcements: it is logged and the announcer starts again (from its
+/// files: the threads; what it held for a burst is lost, the plans stay in `/queue`).
+pub async fn announcer(ctx: Ctx, notices: mpsc::UnboundedReceiver<Notice>) {
+    let notices = Arc::new(tokio::sync::Mutex::new(notices));
+    crate::sync::supervise::restarting("announcer", Duration::from_secs(1), move || {
+        announce_all(ctx.clone(), notices.clone())
+    })
+    .await;
+}
+
+async fn announce_all(ctx: Ctx, notices: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Notice>>>) {
+    // Held for this run; a panic drops it, and the next run takes it.
+    let mut notices = notices.lock().await;
     let mut threads = Threads::load(ctx.actions.queue().root());
     settle_what_ended_while_away(&ctx, &mut threads).await;
     let mut recent: VecDeque<Instant> = VecDeque::new();

@@ -222,7 +222,16 @@ async fn start(
         ..ctx
     };
     let watching = tokio::spawn(bot::watch::watch_loop(ctx.clone(), signals));
-    let timing = tokio::spawn(schedule::run(ctx.clone(), notice_tx, digest_sent));
+    // The clock, started again after a panic (it reads what it keeps from its files: the digest's last date).
+    let timing = tokio::spawn({
+        let (ctx, first) = (ctx.clone(), std::sync::Mutex::new(Some(digest_sent)));
+        crate::sync::supervise::restarting("clock", Duration::from_secs(1), move || {
+            let sent = crate::sync::lock(&first)
+                .take()
+                .unwrap_or_else(|| schedule::digest::last_sent(ctx.queue().root()));
+            schedule::run(ctx.clone(), notice_tx.clone(), sent)
+        })
+    });
     let announcing = tokio::spawn(bot::announce::announcer(ctx.clone(), notice_rx));
     // The group cards have their own task: a slow or refusing group never holds up the private chats.
     let cards = ctx
