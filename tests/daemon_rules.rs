@@ -292,13 +292,19 @@ async fn always_allow_this_on_the_phone_makes_a_rule_the_next_prompt_is_answered
         .await;
     assert!(told.plain.contains("exit 1"), "{}", told.plain);
     assert_eq!(ask_rules(d.queue.root(), "npm test", "s2", "p5"), None);
-    assert!(
-        rules::read(d.queue.root()).unwrap().rules[0]
-            .change
-            .as_ref()
-            .unwrap()
-            .told
-    );
+    // Noted as told (the clock writes it once the notice is queued, so shortly after the message may be seen).
+    let told_at = std::time::Instant::now();
+    while !rules::read(d.queue.root()).unwrap().rules[0]
+        .change
+        .as_ref()
+        .is_some_and(|c| c.told)
+    {
+        assert!(
+            told_at.elapsed() < Duration::from_secs(30),
+            "never noted as told"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     d.tap(told.message_id, "▶️ Resume").await;
     d.wait_message(|m| m.message_id == told.message_id && m.plain.contains("1 active"))
         .await;
