@@ -83,6 +83,26 @@ impl Prompt {
         }
     }
 
+    /// The questions of question tool `call` (read as [`ask::questions`] reads them, by `shape`), answered by
+    /// `answer`; questions that can't be asked here are the input's error, answered in `call`'s event.
+    pub fn questions(
+        call: ToolCall,
+        shape: ask::Shape,
+        answer: AnswerBy,
+    ) -> Result<Prompt, InputError> {
+        match ask::questions(&call.tool, &call.input, shape) {
+            Ok(questions) => Ok(Prompt::Questions {
+                call,
+                questions,
+                answer,
+            }),
+            Err(reason) => Err(InputError {
+                answer_as: Some(call.event),
+                reason,
+            }),
+        }
+    }
+
     /// The plan to push; `revision` is its revision number when it revises a plan sent back.
     pub(crate) fn spec(
         &self,

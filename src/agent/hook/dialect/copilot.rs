@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::agent::hook::core::ask::{self, Shape};
+use crate::agent::hook::core::ask::Shape;
 use crate::agent::hook::core::finished::{Finished, LastMessage, Turn};
 use crate::agent::hook::core::{
     Act, Agent, AnswerBy, Event, FormInput, Grants, InputError, Origin, Prompt, SessionGrant,
@@ -189,16 +189,7 @@ fn parse(text: &str, hint: Option<&str>) -> Result<Prompt, InputError> {
         },
     };
     if call.tool == QUESTION_TOOL {
-        let questions =
-            ask::questions(&call.tool, &call.input, Shape::Any).map_err(|e| InputError {
-                answer_as: Some(event),
-                reason: e,
-            })?;
-        return Ok(Prompt::Questions {
-            call,
-            questions,
-            answer: AnswerBy::Deny,
-        });
+        return Prompt::questions(call, Shape::Any, AnswerBy::Deny);
     }
     Ok(Prompt::Permission(call))
 }

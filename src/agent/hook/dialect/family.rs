@@ -9,7 +9,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::agent::hook::core::ask::{self, Shape};
+use crate::agent::hook::core::ask::Shape;
 use crate::agent::hook::core::finished::{Finished, LastMessage};
 use crate::agent::hook::core::{
     Act, Agent, AnswerBy, Event, FormInput, Grants, InputError, Origin, Prompt, SessionGrant,
@@ -236,15 +236,7 @@ pub(super) fn parse(
         ));
     }
     if let Some((_, shape, answer)) = question {
-        let questions = ask::questions(&call.tool, &call.input, shape).map_err(|e| InputError {
-            answer_as: Some(event),
-            reason: e,
-        })?;
-        return Ok(Prompt::Questions {
-            call,
-            questions,
-            answer,
-        });
+        return Prompt::questions(call, shape, answer);
     }
     if family.plan_tool == Some(call.tool.as_str()) {
         return match plan_mode::plan_text(&call.input) {
