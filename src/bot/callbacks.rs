@@ -415,19 +415,20 @@ impl Tap<'_> {
         }
     }
 
+    /// The completed plan `plan` names, as this daemon submitted it, if the tapper may see it.
+    async fn completed(&self, plan: &PlanRef) -> Option<Loaded> {
+        let path = self.ctx.state.completed(plan)?;
+        let (actions, actor) = (self.ctx.actions.clone(), self.actor);
+        tokio::task::spawn_blocking(move || actions.completed(actor, &path))
+            .await
+            .ok()
+            .flatten()
+    }
+
     /// The plan a button names is not pending: if it was submitted while the daemon ran (by a person or its
     /// deadline), say so and show its completion view; else "Plan not found" and the queue.
     async fn gone(&self, plan: &PlanRef) {
-        let loaded = match self.ctx.state.completed(plan) {
-            Some(path) => {
-                let (actions, actor) = (self.ctx.actions.clone(), self.actor);
-                tokio::task::spawn_blocking(move || actions.completed(actor, &path))
-                    .await
-                    .ok()
-                    .flatten()
-            }
-            None => None,
-        };
+        let loaded = self.completed(plan).await;
         match loaded {
             Some(l) => {
                 let alert = if l.plan.status == crate::plan::PlanStatus::Withdrawn {
@@ -444,16 +445,7 @@ impl Tap<'_> {
 
     /// `🔁 Always answer` on a completion view: the plan it names is the completed one this daemon showed.
     async fn always_answer(&self, plan: &PlanRef, seen: String) {
-        let loaded = match self.ctx.state.completed(plan) {
-            Some(path) => {
-                let (actions, actor) = (self.ctx.actions.clone(), self.actor);
-                tokio::task::spawn_blocking(move || actions.completed(actor, &path))
-                    .await
-                    .ok()
-                    .flatten()
-            }
-            None => None,
-        };
+        let loaded = self.completed(plan).await;
         let Some(loaded) = loaded else {
             return self.answer(Some(INVALID), true).await;
         };
