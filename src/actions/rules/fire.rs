@@ -57,7 +57,7 @@ pub fn answer_permission(
         Err(looked) => return *looked,
     };
     let mut looked = Looked::default();
-    let Some(rule) = on_record(&all, all.answering(ask, now), root, &mut looked) else {
+    let Some(rule) = on_record(all.answering(ask, now), root, &mut looked) else {
         return looked;
     };
     let awaiting = Awaiting {
@@ -101,7 +101,7 @@ pub fn answer_pushed(
                 .any(|p| p.trim().parse::<u64>().ok().or_else(|| resolve(p)) == Some(r.created_by))
     };
     let candidates = all.answering_shape(&shape, now).filter(approves);
-    let Some(rule) = on_record(&all, candidates, root, &mut looked) else {
+    let Some(rule) = on_record(candidates, root, &mut looked) else {
         return looked;
     };
     finish(queue, rule, ruled, None, now, looked)
@@ -119,7 +119,6 @@ fn read(root: &std::path::Path) -> Result<Rules, Box<Looked>> {
 
 /// The first of `candidates` whose making line is in the trail; each one that is not is a warning.
 fn on_record<'a>(
-    _all: &'a Rules,
     candidates: impl Iterator<Item = &'a Rule>,
     root: &std::path::Path,
     looked: &mut Looked,
