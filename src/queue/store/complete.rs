@@ -2,7 +2,7 @@
 //! submit a crash interrupted.
 
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::plan::{Outline, PlanStatus};
@@ -60,34 +60,11 @@ impl Queue {
     /// owner is asked.
     pub fn add_completed(&self, name: &str, text: &str) -> Result<PathBuf, StoreError> {
         let dir = self.completed_dir();
-        let base = name.strip_suffix(".md").unwrap_or(name).to_owned();
         let temp =
             atomic::write_temp(&dir.join(name), text.as_bytes()).map_err(StoreError::io(&dir))?;
-        for n in 1..10_000 {
-            let dest = if n == 1 {
-                dir.join(name)
-            } else {
-                dir.join(format!("{base}-{n}.md"))
-            };
-            match rename_noreplace(&temp, &dest) {
-                Ok(()) => {
-                    sync_dir(&dest).map_err(StoreError::io(&dest))?;
-                    return Ok(dest);
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => {
-                    let _ = std::fs::remove_file(&temp);
-                    return Err(StoreError::Io {
-                        path: dest,
-                        source: e,
-                    });
-                }
-            }
-        }
-        let _ = std::fs::remove_file(&temp);
-        Err(StoreError::Io {
-            path: dir,
-            source: io::Error::new(io::ErrorKind::AlreadyExists, "no free name in completed/"),
+        rename_free(&temp, &dir, name).map_err(|source| {
+            let _ = std::fs::remove_file(&temp);
+            StoreError::Io { path: dir, source }
         })
     }
 
@@ -125,40 +102,16 @@ impl Queue {
             .path
             .file_name()
             .map_or_else(|| "plan.md".into(), |n| n.to_string_lossy().into_owned());
-        let base = name.strip_suffix(".md").unwrap_or(&name).to_owned();
-        for n in 1..10_000 {
-            let candidate = if n == 1 {
-                name.clone()
-            } else {
-                format!("{base}-{n}.md")
-            };
-            let dest = dir.join(candidate);
-            match rename_noreplace(&loaded.path, &dest) {
-                Ok(()) => {
-                    sync_dir(&dest).map_err(StoreError::io(&dest))?;
-                    sync_dir(&loaded.path).map_err(StoreError::io(&loaded.path))?;
-                    lock(&self.index).remove(&loaded.plan.id, None);
-                    return Ok(Loaded {
-                        path: dest,
-                        plan: loaded.plan.clone(),
-                        location,
-                    });
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => {
-                    return Err(StoreError::Io {
-                        path: loaded.path.clone(),
-                        source: e,
-                    });
-                }
-            }
-        }
-        Err(StoreError::Io {
+        let dest = rename_free(&loaded.path, &dir, &name).map_err(|source| StoreError::Io {
             path: loaded.path.clone(),
-            source: io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                format!("no free name in {}/", location.as_str()),
-            ),
+            source,
+        })?;
+        sync_dir(&loaded.path).map_err(StoreError::io(&loaded.path))?;
+        lock(&self.index).remove(&loaded.plan.id, None);
+        Ok(Loaded {
+            path: dest,
+            plan: loaded.plan.clone(),
+            location,
         })
     }
 
@@ -203,4 +156,30 @@ impl Queue {
         all.plans = pending;
         Ok((done, all))
     }
+}
+
+/// Renames `from` into `dir` as `name`, or the first free `-2`, `-3`… name, never replacing a file there, and syncs
+/// `dir`: where it went. The error of a rename that failed, or `AlreadyExists` when no name was free.
+fn rename_free(from: &Path, dir: &Path, name: &str) -> io::Result<PathBuf> {
+    let base = name.strip_suffix(".md").unwrap_or(name);
+    for n in 1..10_000 {
+        let dest = if n == 1 {
+            dir.join(name)
+        } else {
+            dir.join(format!("{base}-{n}.md"))
+        };
+        match rename_noreplace(from, &dest) {
+            Ok(()) => {
+                sync_dir(&dest)?;
+                return Ok(dest);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let folder = dir.file_name().unwrap_or_default().to_string_lossy();
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        format!("no free name in {folder}/"),
+    ))
 }
