@@ -69,25 +69,17 @@ pub(super) fn run(
             | Layout::Flat => secs,
         }
     };
-    let entries: Vec<Entry> = spec
-        .hooks
-        .iter()
-        .map(|h| Entry {
-            event: h.event,
-            matcher: h.matcher,
-            command: if spec.pass_event {
-                format!("{command} --event {}", h.event)
-            } else {
-                command.clone()
-            },
-            timeout: in_unit(if h.finished {
+    let entries: Vec<Entry> = spec.entries(
+        &command,
+        |finished| {
+            in_unit(if finished {
                 hook.stop_timeout
             } else {
                 hook.timeout
-            }),
-            remove: h.finished && args.no_stop,
-        })
-        .collect();
+            })
+        },
+        args.no_stop,
+    );
     let existing = match std::fs::read_to_string(&file) {
         Ok(text) => Some(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,

@@ -25,6 +25,33 @@ pub struct Install {
     pub notes: &'static [&'static str],
 }
 
+impl Install {
+    /// The entries of its hooks, each running `command` (`--event NAME` added where the agent names no event in its
+    /// input), killed after `timeout(finished)` in the layout's unit, and the finished hook taken out with
+    /// `no_stop`.
+    pub fn entries(
+        &self,
+        command: &str,
+        timeout: impl Fn(bool) -> u64,
+        no_stop: bool,
+    ) -> Vec<Entry> {
+        self.hooks
+            .iter()
+            .map(|h| Entry {
+                event: h.event,
+                matcher: h.matcher,
+                command: if self.pass_event {
+                    format!("{command} --event {}", h.event)
+                } else {
+                    command.to_owned()
+                },
+                timeout: timeout(h.finished),
+                remove: h.finished && no_stop,
+            })
+            .collect()
+    }
+}
+
 /// The user-wide hook file: `file` in the folder an environment variable names, else in `default` under HOME.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UserFile {

@@ -29,22 +29,8 @@ fn prompts(command: &str, timeout: u64) -> Vec<Entry> {
 
 /// Every hook of `dialect`'s install, running `command --event E` where it names events.
 fn all(dialect: &dyn Dialect, command: &str, no_stop: bool) -> Vec<Entry> {
-    let install = dialect.install();
-    install
-        .hooks
-        .iter()
-        .map(|h| Entry {
-            event: h.event,
-            matcher: h.matcher,
-            command: if install.pass_event {
-                format!("{command} --event {}", h.event)
-            } else {
-                command.to_owned()
-            },
-            timeout: if h.finished { 660 } else { 600 },
-            remove: h.finished && no_stop,
-        })
-        .collect()
+    let timeout = |finished| if finished { 660 } else { 600 };
+    dialect.install().entries(command, timeout, no_stop)
 }
 
 #[test]
