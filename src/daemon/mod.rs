@@ -17,6 +17,7 @@ use crate::config::BotToken;
 use crate::queue::watcher::{self, Mode};
 use crate::queue::{Queue, StoreError};
 use crate::schedule;
+use crate::sync::supervise::AbortOnDrop;
 
 /// Everything the daemon needs to run; built from the config file by the CLI, or directly by tests and the demo.
 #[derive(Clone)]
@@ -247,12 +248,4 @@ async fn start(
     );
     bot::poll(ctx, offset, settings.poll_timeout).await;
     Ok(())
-}
-
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
 }

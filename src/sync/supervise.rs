@@ -3,8 +3,8 @@
 use std::future::Future;
 use std::time::Duration;
 
-/// Aborts the task it holds when dropped: a supervisor that is aborted takes its task down with it.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
+/// Aborts the task it holds when dropped: a supervisor (or the daemon) that ends takes its tasks down with it.
+pub struct AbortOnDrop(pub tokio::task::JoinHandle<()>);
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
