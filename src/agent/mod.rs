@@ -1,6 +1,7 @@
 //! What agents do with the queue, shared by the CLI and the MCP server: push a plan, read its state and
 //! answers, wait for its completion, collect notifications. No token and no daemon needed: only the files.
 
+pub mod acp;
 mod fill;
 pub(crate) mod hook;
 mod id;

@@ -69,6 +69,9 @@ pub enum CliError {
     /// `rules`: no such rule, a rule that can't be changed so, a `rules.json` that does not read.
     #[error("{0}")]
     Rules(String),
+    /// `acp`: the relay could not start (a bad folder, no daemon for `acp run`).
+    #[error("{0}")]
+    Acp(String),
 }
 
 impl From<HookFailure> for CliError {
@@ -100,6 +103,7 @@ impl CliError {
                 | InitError::InvalidApiUrl(_),
             ) => exit::INVALID,
             CliError::WebLogin(e) if e.is_invalid_input() => exit::INVALID,
+            CliError::Acp(_) => exit::INVALID,
             CliError::TimedOut(_) => exit::TIMEOUT,
             CliError::ChangesRequested(_) => exit::CHANGES_REQUESTED,
             CliError::Withdrawn(_) => exit::WITHDRAWN,

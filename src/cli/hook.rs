@@ -124,6 +124,17 @@ pub fn run(queue: Option<&Path>, command: HookCommand) -> Result<(), HookFailure
         answer_as: answer_as(dialect, "", event.as_deref()),
         reason,
     })?;
+    // Under `arbiter acp` the relay asks (the agent's ACP permission requests): the hook steps aside, so nothing is
+    // asked twice.
+    if std::env::var_os("ARBITER_ACP").is_some_and(|v| v == "1") {
+        let reason = "the agent runs under `arbiter acp`, which asks instead (ARBITER_ACP=1)";
+        print(&Reply::fallback(
+            dialect,
+            answer_as(dialect, &text, event.as_deref()),
+            reason,
+        ));
+        return Ok(());
+    }
     let options = HookOptions {
         timeout: args.timeout,
         timeout_label: duration::format(args.timeout),

@@ -13,6 +13,7 @@ use crate::plan::duration;
 
 pub use error::{CliError, exit};
 
+mod acp;
 mod audit;
 mod error;
 mod history;
@@ -174,6 +175,9 @@ pub enum Command {
         #[command(subcommand)]
         command: rules::RulesCommand,
     },
+    /// The ACP relay an editor starts as its agent (`arbiter acp -- gemini --acp`): the editor's permission
+    /// requests and finished turns also on the phone; `acp run`: the agent with no editor, Arbiter its only client.
+    Acp(acp::AcpArgs),
     /// Hook commands for agent tools: the hook input on stdin, the decision on stdout.
     Hook {
         #[command(subcommand)]
@@ -207,6 +211,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::WebLogin { user, config } => Ok(web_login::run(config, user)?),
         Command::Init(args) => init::run(args, cli.queue),
         Command::Hook { command } => Ok(hook::run(queue, command)?),
+        Command::Acp(args) => acp::run(queue, args),
         Command::Demo => Ok(crate::demo::run(&mut std::io::stdout())?),
         Command::Push { file, json, revise } => push::run(queue, &file, json, revise.as_deref()),
         Command::Status { id, json } => show::status(queue, &id, json),

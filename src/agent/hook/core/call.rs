@@ -75,6 +75,16 @@ pub struct Grants {
     /// label that says what they allow; empty: not offered.
     pub project: Vec<Map<String, Value>>,
     pub project_label: String,
+    /// The answers the agent itself offers, when it offers its own (ACP's permission options): then these are
+    /// the plan's options (with `🔁 Always allow this` where a rule may be made), and nothing else is.
+    pub offered: Vec<Offered>,
+}
+
+/// One answer the agent offers: the option key the plan records, and its label.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Offered {
+    pub key: &'static str,
+    pub label: String,
 }
 
 /// What `✅ Allow for this session` does.

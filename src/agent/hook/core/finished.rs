@@ -81,54 +81,68 @@ pub async fn run(
     options: &HookOptions,
     watch: &mut super::abandon::Watch,
 ) -> Reply {
+    match next(queue, finished, options, watch).await {
+        Ok(verdict) => Reply {
+            stdout: dialect.render(Event::Finished, &verdict),
+            stderr: None,
+        },
+        Err(reason) => Reply {
+            stdout: dialect.render(Event::Finished, &Verdict::Stop),
+            stderr: Some(format!(
+                "arbiter: {reason}; letting {} stop",
+                finished.origin.agent.display
+            )),
+        },
+    }
+}
+
+/// Pushes the turn's card and waits (at most `--stop-timeout`, unless `watch` says the asker stopped waiting):
+/// [`Verdict::Continue`] with the typed instruction, or [`Verdict::Stop`]; `Err` says why nobody answered (the
+/// card withdrawn), and the agent stops then too.
+pub async fn next(
+    queue: &Queue,
+    finished: &Finished,
+    options: &HookOptions,
+    watch: &mut super::abandon::Watch,
+) -> Result<Verdict, String> {
     let (message, note) = last_message(&finished.last).await;
-    let stop = |reason: String| Reply {
-        stdout: dialect.render(Event::Finished, &Verdict::Stop),
-        stderr: Some(format!(
-            "arbiter: {reason}; letting {} stop",
-            finished.origin.agent.display
-        )),
-    };
-    let id = match card(queue, finished, &message, note.as_deref(), options) {
-        Ok(id) => id,
-        Err(reason) => return stop(reason),
-    };
+    let id = card(queue, finished, &message, note.as_deref(), options)?;
     let outcome = match super::waiting(queue, &id, options.stop_timeout, watch).await {
         Ok(outcome) => outcome,
         Err(why) => {
-            withdraw(queue, &id);
-            return stop(format!("{why}: plan `{id}` withdrawn from the queue"));
+            super::withdraw_because(queue, &id, &watch.withdraw_reason(&why));
+            return Err(format!("{why}: plan `{id}` withdrawn from the queue"));
         }
     };
-    let verdict = match outcome {
+    match outcome {
         Ok(WaitOutcome::Completed(done)) => {
             forget_notification(queue, &done.plan);
-            verdict(&done.plan)
+            Ok(verdict(&done.plan))
         }
         // Withdrawn meanwhile (a new turn of the session, by hand): nobody will answer here.
-        Ok(WaitOutcome::Withdrawn(gone)) => {
-            return stop(format!("plan `{}` was withdrawn", gone.plan.id));
-        }
+        Ok(WaitOutcome::Withdrawn(gone)) => Err(format!("plan `{}` was withdrawn", gone.plan.id)),
         Ok(WaitOutcome::ChangesRequested(sent)) => {
             forget_notification(queue, &sent.plan);
-            match sent
-                .plan
-                .feedback
-                .map(|f| f.text)
-                .filter(|t| !t.trim().is_empty())
-            {
-                Some(text) => Verdict::Continue { instruction: text },
-                None => Verdict::Stop,
-            }
+            Ok(
+                match sent
+                    .plan
+                    .feedback
+                    .map(|f| f.text)
+                    .filter(|t| !t.trim().is_empty())
+                {
+                    Some(text) => Verdict::Continue { instruction: text },
+                    None => Verdict::Stop,
+                },
+            )
         }
         Ok(WaitOutcome::TimedOut(_)) => {
             if let Ok(now) = queue.find(&id)
                 && (now.plan.status == PlanStatus::Completed)
             {
-                verdict(&now.plan)
+                Ok(verdict(&now.plan))
             } else {
                 let withdrawn = withdraw(queue, &id);
-                return stop(format!(
+                Err(format!(
                     "no answer to plan `{id}` within {}{}",
                     options.stop_timeout_label,
                     if withdrawn {
@@ -136,17 +150,13 @@ pub async fn run(
                     } else {
                         ""
                     }
-                ));
+                ))
             }
         }
         Err(e) => {
             withdraw(queue, &id);
-            return stop(format!("waiting for plan `{id}` ended: {e}"));
+            Err(format!("waiting for plan `{id}` ended: {e}"))
         }
-    };
-    Reply {
-        stdout: dialect.render(Event::Finished, &verdict),
-        stderr: None,
     }
 }
 

@@ -36,8 +36,8 @@ use crate::queue::{Loaded, Location, Queue, audit, notify_file};
 
 use crate::agent::revise::revise_spec;
 use crate::agent::{AgentError, WaitOutcome, push_spec, wait_for_completion};
-use abandon::Watch;
-pub use call::{Act, Agent, AnswerBy, Event, Grants, Origin, SessionGrant, ToolCall};
+pub use abandon::Watch;
+pub use call::{Act, Agent, AnswerBy, Event, Grants, Offered, Origin, SessionGrant, ToolCall};
 pub use dialect::Dialect;
 
 pub use form::FormInput;
@@ -280,7 +280,7 @@ async fn asked(
 
 /// Why nobody would see a question pushed now: no daemon holds the queue's instance lock. `None` when one does
 /// (or when that can't be told: the hook then waits as usual).
-fn nobody_to_ask(queue: &Queue) -> Option<String> {
+pub fn nobody_to_ask(queue: &Queue) -> Option<String> {
     match crate::queue::instance::daemon(queue.root()) {
         crate::queue::instance::Daemon::Stopped => Some(format!(
             "no arbiter daemon is running on the queue {} (start `arbiter run`): nobody would see the question",
@@ -290,20 +290,36 @@ fn nobody_to_ask(queue: &Queue) -> Option<String> {
     }
 }
 
-/// Pushes the prompt's plan (a revision of the one sent back, when there is one), waits, and answers.
-async fn ask(
+/// How a question put to the owner ended ([`put`]).
+#[derive(Debug)]
+pub enum Asked {
+    /// Answered: the plan as completed.
+    Answered(Loaded),
+    /// Sent back with a request for changes (the plan stays in returned/).
+    SentBack(Loaded),
+    /// No answer within the timeout: the plan's status when it gave up, and whether it was withdrawn.
+    Unanswered {
+        id: String,
+        status: PlanStatus,
+        withdrawn: bool,
+    },
+    /// Nobody will answer: why (any plan pushed was withdrawn).
+    Failed(String),
+}
+
+/// Pushes the prompt's plan (a revision of the one sent back, when there is one) and waits for it (at most
+/// `options.timeout`), unless `watch` says the asker stopped waiting; every plan given up on is withdrawn.
+pub async fn put(
     queue: &Queue,
-    dialect: &dyn Dialect,
     prompt: &Prompt,
-    event: Event,
     options: &HookOptions,
     watch: &mut Watch,
-) -> Reply {
+) -> Asked {
     let previous = prompt.revises(queue);
     let revision = previous.as_ref().map(|p| p.plan.revision + 1);
     let spec = match prompt.spec(&options.plan, revision) {
         Ok(spec) => spec,
-        Err(reason) => return Reply::fallback(dialect, Some(event), &reason),
+        Err(reason) => return Asked::Failed(reason),
     };
     let now = now_rfc3339();
     let pushed = match &previous {
@@ -312,33 +328,59 @@ async fn ask(
     };
     let id = match pushed {
         Ok(pushed) => pushed.id,
-        Err(e) => {
-            let reason = format!("cannot push the question: {e}");
-            return Reply::fallback(dialect, Some(event), &reason);
-        }
+        Err(e) => return Asked::Failed(format!("cannot push the question: {e}")),
     };
     let waited = match waiting(queue, &id, options.timeout, watch).await {
         Ok(waited) => waited,
         Err(why) => {
-            withdraw(queue, &id);
-            let reason = format!("{why}: plan `{id}` withdrawn from the queue");
-            return Reply::fallback(dialect, Some(event), &reason);
+            withdraw_because(queue, &id, &watch.withdraw_reason(&why));
+            return Asked::Failed(format!("{why}: plan `{id}` withdrawn from the queue"));
         }
     };
     let last = match waited {
-        Ok(WaitOutcome::Completed(done)) => return answered(queue, dialect, &done, prompt, event),
+        Ok(WaitOutcome::Completed(done)) => return Asked::Answered(done),
         Ok(WaitOutcome::TimedOut(last)) => last,
         // Taken back by someone else meanwhile (its agent, by hand): nobody will answer here.
         Ok(WaitOutcome::Withdrawn(gone)) => {
-            let reason = format!(
+            return Asked::Failed(format!(
                 "plan `{}` was withdrawn before anyone answered",
                 gone.plan.id
-            );
-            return Reply::fallback(dialect, Some(event), &reason);
+            ));
         }
+        Ok(WaitOutcome::ChangesRequested(sent)) => return Asked::SentBack(sent),
+        Err(e) => {
+            withdraw(queue, &id);
+            return Asked::Failed(format!("waiting for plan `{id}` failed: {e}"));
+        }
+    };
+    // A submit that landed just as the wait gave up still counts.
+    if let Ok(now) = queue.find(&id)
+        && is_completed(&now)
+    {
+        return Asked::Answered(now);
+    }
+    Asked::Unanswered {
+        withdrawn: withdraw(queue, &id),
+        status: last.plan.status,
+        id,
+    }
+}
+
+/// Asks the owner and answers in the dialect: the answer, the owner's request for changes as a deny the model
+/// reads, or the `--on-timeout` choice.
+async fn ask(
+    queue: &Queue,
+    dialect: &dyn Dialect,
+    prompt: &Prompt,
+    event: Event,
+    options: &HookOptions,
+    watch: &mut Watch,
+) -> Reply {
+    let (id, status, withdrawn) = match put(queue, prompt, options, watch).await {
+        Asked::Answered(done) => return answered(queue, dialect, &done, prompt, event),
         // Sent back: the owner's request for changes is the reason the model reads (the plan stays in returned/,
         // where the session's next plan finds it to revise).
-        Ok(WaitOutcome::ChangesRequested(sent)) => {
+        Asked::SentBack(sent) => {
             forget_notification(queue, &sent.plan);
             let feedback = sent.plan.feedback.map(|f| f.text).unwrap_or_default();
             let verdict = Verdict::Deny {
@@ -349,19 +391,13 @@ async fn ask(
                 stderr: None,
             };
         }
-        Err(e) => {
-            withdraw(queue, &id);
-            let reason = format!("waiting for plan `{id}` failed: {e}");
-            return Reply::fallback(dialect, Some(event), &reason);
-        }
+        Asked::Failed(reason) => return Reply::fallback(dialect, Some(event), &reason),
+        Asked::Unanswered {
+            id,
+            status,
+            withdrawn,
+        } => (id, status, withdrawn),
     };
-    // A submit that landed just as the wait gave up still counts.
-    if let Ok(now) = queue.find(&id)
-        && is_completed(&now)
-    {
-        return answered(queue, dialect, &now, prompt, event);
-    }
-    let withdrawn = withdraw(queue, &id);
     let verdict = verdict::of_timeout(options.on_timeout, &options.timeout_label);
     let what = match (&verdict, event) {
         (Verdict::Allow { .. }, Event::Form) => "ask",
@@ -373,9 +409,8 @@ async fn ask(
     Reply {
         stdout: dialect.render(event, &verdict),
         stderr: Some(format!(
-            "arbiter: no answer to plan `{id}` within {} ({}){}; answering `{what}`",
+            "arbiter: no answer to plan `{id}` within {} ({status}){}; answering `{what}`",
             options.timeout_label,
-            last.plan.status,
             if withdrawn {
                 ", withdrawn from the queue"
             } else {
@@ -404,7 +439,7 @@ fn is_completed(loaded: &Loaded) -> bool {
 
 /// The hook is the agent that reads this plan's notification: its notify file is taken (the plan itself stays
 /// in completed/ or returned/).
-fn forget_notification(queue: &Queue, plan: &Plan) {
+pub(crate) fn forget_notification(queue: &Queue, plan: &Plan) {
     let _ = queue.take_notify(&notify_file::file_name(plan), None);
 }
 
@@ -461,7 +496,11 @@ fn answered(
 /// line, the owner's views say so): the agent has moved on, so a later answer would go nowhere. Every path of the
 /// hooks that gives up on a plan goes through here. True when it was withdrawn.
 pub fn withdraw(queue: &Queue, id: &str) -> bool {
-    let reason = "the agent stopped waiting for an answer";
+    withdraw_because(queue, id, "the agent stopped waiting for an answer")
+}
+
+/// [`withdraw`], saying why (the owner's views show it): the ACP relay's editor answered first, its session ended.
+pub fn withdraw_because(queue: &Queue, id: &str, reason: &str) -> bool {
     matches!(
         crate::actions::withdraw(queue, id, None, Some(reason), &now_rfc3339()),
         crate::actions::Outcome::Withdrawn(_)

@@ -56,6 +56,39 @@ impl PlanOptions {
 /// model what to do instead.
 #[must_use]
 pub fn plan_spec(call: &ToolCall, options: &PlanOptions) -> PlanSpec {
+    let choices = if call.grants.offered.is_empty() {
+        choices(call, options)
+    } else {
+        offered(call, options)
+    };
+    decision_plan(call, options, choices)
+}
+
+/// The agent's own answers, in its order, with `🔁 Always allow this` before the first denial where a rule may be
+/// made.
+fn offered(call: &ToolCall, options: &PlanOptions) -> Vec<OptionSpec> {
+    let mut choices: Vec<OptionSpec> = Vec::new();
+    let ruled = super::ruling::ruling(call, options.grant_minutes()).is_some();
+    for offer in &call.grants.offered {
+        if ruled
+            && offer.key.starts_with(DENY)
+            && !choices.iter().any(|c| c.key == super::ruling::ALWAYS)
+        {
+            choices.push(option(super::ruling::ALWAYS, "🔁 Always allow this"));
+        }
+        if !choices.iter().any(|c| c.key == offer.key) {
+            choices.push(option(offer.key, &cut(&one_line(&offer.label), TITLE_MAX)));
+        }
+    }
+    if ruled && !choices.iter().any(|c| c.key == super::ruling::ALWAYS) {
+        choices.push(option(super::ruling::ALWAYS, "🔁 Always allow this"));
+    }
+    choices
+}
+
+/// Arbiter's own answers: allow once (or the editable command's approval), for the session, the rule and the
+/// grant where they may be made, deny.
+fn choices(call: &ToolCall, options: &PlanOptions) -> Vec<OptionSpec> {
     let mut choices = Vec::new();
     let editable = match &call.act {
         Act::Command { command, editable } => (*editable).then_some(command.as_str()),
@@ -88,6 +121,15 @@ pub fn plan_spec(call: &ToolCall, options: &PlanOptions) -> PlanSpec {
         choices.push(option(super::ruling::GRANT, &label));
     }
     choices.push(option(DENY, "❌ Deny"));
+    choices
+}
+
+/// The one-decision plan of `call` with `choices`.
+fn decision_plan(call: &ToolCall, options: &PlanOptions, choices: Vec<OptionSpec>) -> PlanSpec {
+    let editable = match &call.act {
+        Act::Command { command, editable } => (*editable).then_some(command.as_str()),
+        Act::Change(_) | Act::Other => None,
+    };
     let decision = match (&call.act, editable) {
         (_, Some(command)) => DecisionSpec {
             id: Some(DECISION_ID.to_owned()),
@@ -127,7 +169,7 @@ pub fn plan_spec(call: &ToolCall, options: &PlanOptions) -> PlanSpec {
         context: Some(context(call)),
         decisions: vec![decision],
         project: call.origin.cwd.clone(),
-        ruling,
+        ruling: super::ruling::ruling(call, options.grant_minutes()),
         ..base_spec(&call.origin, options)
     }
 }

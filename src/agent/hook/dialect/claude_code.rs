@@ -121,6 +121,7 @@ fn own_grants(event: Event, tool: &str, act: &Act, suggestions: &[Map<String, Va
         },
         project_label: describe(&project),
         project,
+        offered: Vec::new(),
     }
 }
 
