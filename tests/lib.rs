@@ -4,6 +4,7 @@
 
 mod support;
 
+mod acp_agents;
 mod architecture;
 mod claude_code;
 mod cli;

@@ -29,6 +29,8 @@ pub enum Agent {
     Qwen,
     Copilot,
     ClaudeCode,
+    /// OpenCode: ACP only (its permission hook is dead code), `opencode acp`.
+    OpenCode,
 }
 
 impl Agent {
@@ -41,6 +43,7 @@ impl Agent {
             Agent::Qwen => "qwen",
             Agent::Copilot => "copilot",
             Agent::ClaudeCode => "claude-code",
+            Agent::OpenCode => "opencode",
         }
     }
 
@@ -51,7 +54,7 @@ impl Agent {
                 root.join(".ci/claude/node_modules/.bin/claude"),
                 "ARBITER_REQUIRE_CLAUDE",
             ),
-            Agent::Codex | Agent::Gemini | Agent::Qwen | Agent::Copilot => (
+            Agent::Codex | Agent::Gemini | Agent::Qwen | Agent::Copilot | Agent::OpenCode => (
                 root.join(".ci/agents/node_modules/.bin").join(self.name()),
                 "ARBITER_REQUIRE_AGENTS",
             ),
@@ -63,7 +66,7 @@ impl Agent {
         match self {
             Agent::Codex => Wire::Responses,
             Agent::Gemini => Wire::Gemini,
-            Agent::Qwen | Agent::Copilot => Wire::Chat,
+            Agent::Qwen | Agent::Copilot | Agent::OpenCode => Wire::Chat,
             Agent::ClaudeCode => Wire::Anthropic,
         }
     }
@@ -74,7 +77,7 @@ impl Agent {
         match self {
             Agent::Codex => "exec_command",
             Agent::Gemini | Agent::Qwen => "run_shell_command",
-            Agent::Copilot => "bash",
+            Agent::Copilot | Agent::OpenCode => "bash",
             Agent::ClaudeCode => "Bash",
         }
     }
@@ -86,7 +89,7 @@ impl Agent {
         let args = match self {
             Agent::Codex => json!({"cmd": command, "sandbox_permissions": "require_escalated",
                 "justification": "A test command"}),
-            Agent::Gemini | Agent::Qwen | Agent::Copilot | Agent::ClaudeCode => {
+            Agent::Gemini | Agent::Qwen | Agent::Copilot | Agent::ClaudeCode | Agent::OpenCode => {
                 json!({"command": command, "description": "A test command"})
             }
         };
@@ -216,6 +219,16 @@ impl Project {
                         "enableAutoSkill": false},
                     "privacy": {"usageStatisticsEnabled": false}}),
             ),
+            // ACP only: its default asks nothing; a provider on the fake's Chat Completions.
+            Agent::OpenCode => write_json(
+                &home.join(".config/opencode/opencode.json"),
+                &json!({"autoupdate": false, "share": "disabled",
+                    "permission": {"bash": "ask", "edit": "ask"},
+                    "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "Fake",
+                        "options": {"baseURL": format!("{}/v1", model.url), "apiKey": "sk-test"},
+                        "models": {"fake-model": {"name": "Fake model"}}}},
+                    "model": "fake/fake-model"}),
+            ),
             Agent::Copilot | Agent::ClaudeCode => {}
         }
         project
@@ -227,7 +240,7 @@ impl Project {
         self.root.path().join(PROJECT)
     }
 
-    fn home(&self) -> PathBuf {
+    pub fn home(&self) -> PathBuf {
         self.root.path().join("home")
     }
 
@@ -311,6 +324,9 @@ impl Project {
                     .env("COPILOT_PROVIDER_API_KEY", "sk-test")
                     .env("COPILOT_MODEL", "fake-model");
             }
+            Agent::OpenCode => {
+                cmd.args(["run", prompt]);
+            }
             Agent::ClaudeCode => {
                 cmd.args(["--permission-mode", "default", "-p"])
                     .arg(prompt)
@@ -331,6 +347,38 @@ impl Project {
             child,
             log: log_path,
         }
+    }
+}
+
+impl Project {
+    /// The agent's ACP command and the environment it runs with (the editor's, which `arbiter acp` passes on).
+    #[must_use]
+    pub fn acp(&self, cli: &Cli) -> (Vec<String>, Vec<(String, String)>) {
+        let bin = cli.bin.to_string_lossy().into_owned();
+        let url = &self.model_url;
+        let mut env = vec![
+            ("PATH".to_owned(), cli.path.to_string_lossy().into_owned()),
+            ("HOME".to_owned(), self.home().to_string_lossy().into_owned()),
+            ("TERM".to_owned(), "dumb".to_owned()),
+            ("LANG".to_owned(), "C.UTF-8".to_owned()),
+        ];
+        let pair = |k: &str, v: String| (k.to_owned(), v);
+        let command = match self.agent {
+            Agent::Gemini => {
+                env.push(pair("GOOGLE_GEMINI_BASE_URL", url.clone()));
+                env.push(pair("GEMINI_API_KEY", "test-key".to_owned()));
+                vec![bin, "--acp".into(), "-m".into(), "gemini-2.5-flash".into()]
+            }
+            Agent::Qwen => {
+                env.push(pair("OPENAI_BASE_URL", format!("{url}/v1")));
+                env.push(pair("OPENAI_API_KEY", "sk-test".to_owned()));
+                env.push(pair("OPENAI_MODEL", "fake-model".to_owned()));
+                vec![bin, "--acp".into()]
+            }
+            Agent::OpenCode => vec![bin, "acp".into()],
+            other => panic!("{other:?} is not tested over ACP"),
+        };
+        (command, env)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Shared helpers for the integration tests.
 #![allow(dead_code)]
 
+pub mod acp;
 pub mod agent_cli;
 pub mod anthropic;
 pub mod binary;
