@@ -145,11 +145,13 @@ impl Editor {
     /// What happened, for a failing test's message.
     #[must_use]
     pub fn report(&self) -> String {
-        format!(
-            "editor log:\n{}\nstderr:\n{}",
-            std::fs::read_to_string(&self.log).unwrap_or_default(),
-            self.stderr()
-        )
+        let cut = |line: &str| line.chars().take(400).collect::<String>();
+        let log: Vec<String> = std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .map(cut)
+            .collect();
+        format!("editor log:\n{}\nstderr:\n{}", log.join("\n"), self.stderr())
     }
 }
 

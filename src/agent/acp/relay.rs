@@ -185,7 +185,7 @@ pub async fn run(settings: Settings, command: &[String]) -> i32 {
             pipes::stop(&mut agent.child, Duration::from_secs(3)).await;
             code
         }
-        None => match tokio::time::timeout(Duration::from_secs(5), agent.child.wait()).await {
+        None => match tokio::time::timeout(Duration::from_secs(10), agent.child.wait()).await {
             Ok(Ok(status)) => status.code().unwrap_or(1),
             _ => {
                 pipes::stop(&mut agent.child, Duration::from_secs(2)).await;
