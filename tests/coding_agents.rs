@@ -225,7 +225,9 @@ async fn an_edit_shows_its_diff(agent: Agent) {
             "edit",
             json!({"path": path, "old_str": "3;", "new_str": "5;"}),
         ),
-        Agent::Codex | Agent::ClaudeCode | Agent::OpenCode => unreachable!("not an edit this test makes"),
+        Agent::Codex | Agent::ClaudeCode | Agent::OpenCode => {
+            unreachable!("not an edit this test makes")
+        }
     };
     if agent == Agent::Qwen {
         // Qwen Code edits only a file read in the session.

@@ -19,13 +19,13 @@ const SECOND: &str = "The second part is done.";
 const INSTRUCTION: &str = "Now add a test for the empty cart";
 
 /// A finished card's announcement, not yet opened (not, say, the summary of one submitted).
-fn is_card(m: &SentMessage) -> bool {
+pub fn is_card(m: &SentMessage) -> bool {
     m.plain.contains(&format!("finished · {PROJECT}"))
         && m.buttons().iter().any(|b| b.text == "📂 Open")
 }
 
 /// Opens the card announced as message `id` and shows its decision; returns the plan's view and the decision's.
-async fn open_card(d: &Running, id: i32) -> (SentMessage, SentMessage) {
+pub async fn open_card(d: &Running, id: i32) -> (SentMessage, SentMessage) {
     d.tap(id, "📂 Open").await;
     let shown = d
         .wait_message(|m| m.message_id == id && m.plain.contains("📄"))

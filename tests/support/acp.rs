@@ -55,7 +55,9 @@ impl Editor {
         prompt: &str,
     ) -> Editor {
         let (agent, env) = project.acp(cli);
-        let log = project.home().join(format!("editor-{}.jsonl", rand_suffix()));
+        let log = project
+            .home()
+            .join(format!("editor-{}.jsonl", rand_suffix()));
         let stderr = log.with_extension("stderr");
         let (word, after) = match answer {
             Answer::Never => ("never", Duration::ZERO),
@@ -151,7 +153,11 @@ impl Editor {
             .lines()
             .map(cut)
             .collect();
-        format!("editor log:\n{}\nstderr:\n{}", log.join("\n"), self.stderr())
+        format!(
+            "editor log:\n{}\nstderr:\n{}",
+            log.join("\n"),
+            self.stderr()
+        )
     }
 }
 
@@ -168,5 +174,9 @@ impl Drop for Editor {
 fn rand_suffix() -> String {
     use std::sync::atomic::{AtomicU32, Ordering};
     static N: AtomicU32 = AtomicU32::new(0);
-    format!("{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
 }

@@ -358,7 +358,10 @@ impl Project {
         let url = &self.model_url;
         let mut env = vec![
             ("PATH".to_owned(), cli.path.to_string_lossy().into_owned()),
-            ("HOME".to_owned(), self.home().to_string_lossy().into_owned()),
+            (
+                "HOME".to_owned(),
+                self.home().to_string_lossy().into_owned(),
+            ),
             ("TERM".to_owned(), "dumb".to_owned()),
             ("LANG".to_owned(), "C.UTF-8".to_owned()),
         ];

@@ -289,8 +289,8 @@ impl Relay {
 
     fn on(&mut self, event: Event) {
         match event {
-            Event::Editor(line) => self.from_editor(line),
-            Event::Agent(line) => self.from_agent(line),
+            Event::Editor(line) => self.editor_said(line),
+            Event::Agent(line) => self.agent_said(line),
             Event::Ruled(key, answer, warnings) => self.ruled(&key, answer, &warnings),
             Event::PhoneDue(key) => self.phone_due(&key),
             Event::Phoned(key, answer) => self.phoned(&key, answer),
@@ -311,7 +311,7 @@ impl Relay {
         }
     }
 
-    fn from_editor(&mut self, line: String) {
+    fn editor_said(&mut self, line: String) {
         match jsonrpc::read(&line) {
             Message::Request { id, method, params } => {
                 if method == "session/prompt"
@@ -356,7 +356,7 @@ impl Relay {
         self.to_agent(line);
     }
 
-    fn from_agent(&mut self, line: String) {
+    fn agent_said(&mut self, line: String) {
         // Most of a stream is updates the relay needs nothing of: only lines that may be requests, answers or the
         // agent's message text are read.
         let may_matter = line.contains("\"id\"") || line.contains("agent_message_chunk");
