@@ -5,6 +5,7 @@
 mod support;
 
 mod acp_agents;
+mod acp_relay;
 mod architecture;
 mod claude_code;
 mod cli;
