@@ -137,5 +137,10 @@ fn main() {
     println!("| 10 MB of `session/update`s, median of {runs} runs | time | rate |");
     println!("|---|---|---|");
     println!("| direct pipe | {:.1} ms | {:.0} MB/s |", d * 1e3, mb / d);
-    println!("| through `arbiter acp` | {:.1} ms | {:.0} MB/s ({:.0}% of direct) |", r * 1e3, mb / r, d / r * 100.0);
+    println!(
+        "| through `arbiter acp` | {:.1} ms | {:.0} MB/s ({:.0}% of direct) |",
+        r * 1e3,
+        mb / r,
+        d / r * 100.0
+    );
 }

@@ -37,6 +37,13 @@ fn touch(agent: Agent, name: &str) -> Vec<Turn> {
     ]
 }
 
+/// Waits for the agent's permission request to reach the editor (an agent's first start can be slow on a busy
+/// machine: longer than the phone's wait).
+async fn asked(editor: &Editor) {
+    let asked = editor.wait(LONG, |e| e["event"] == "permission").await;
+    assert!(asked.is_some(), "the agent asked nothing\n{}", editor.report());
+}
+
 /// The permission plan's decision on the phone, opened from its announcement.
 async fn decision(d: &Running, command: &str) -> arbiter_zebu::fakebot::SentMessage {
     let shown = d.open_announced(command).await;
@@ -77,6 +84,7 @@ async fn allowed_on_the_phone(agent: Agent) {
         Answer::Never,
         "Create the file",
     );
+    asked(&editor).await;
     let shown = decision(&d, "touch phone.txt").await;
     tap_option(&d, &shown, "✅ Allow once").await;
     submit(&d).await;
@@ -120,6 +128,7 @@ async fn denied_on_the_phone(agent: Agent) {
         Answer::Never,
         "Create the file",
     );
+    asked(&editor).await;
     let shown = decision(&d, "touch denied.txt").await;
     tap_option(&d, &shown, "❌ Deny").await;
     submit(&d).await;
@@ -151,6 +160,7 @@ async fn answered_in_the_editor_first(agent: Agent) {
         },
         "Create the file",
     );
+    asked(&editor).await;
     let shown = d.open_announced("touch editor.txt").await;
     turn_done(&editor).await;
     assert!(

@@ -81,7 +81,11 @@ impl Relay {
                 }
             }
         }
-        panic!("no such line; seen: {:?}\nstderr: {}", self.seen, self.stderr());
+        panic!(
+            "no such line; seen: {:?}\nstderr: {}",
+            self.seen,
+            self.stderr()
+        );
     }
 
     fn stderr(&self) -> String {
@@ -97,7 +101,9 @@ impl Relay {
     }
 
     fn open_session(&mut self) {
-        self.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#);
+        self.send(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#,
+        );
         self.expect(|v| v["id"] == 0 && v["result"]["agentInfo"]["name"] == "fake-agent");
         self.send(r#"{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/tmp/shop","mcpServers":[]}}"#);
         self.expect(|v| v["id"] == 1 && v["result"]["sessionId"] == "sess-1");
@@ -151,9 +157,23 @@ async fn the_phone_answers_with_the_agents_own_option_and_a_late_editor_answer_i
     relay.send(r#"{"jsonrpc":"2.0","id":"perm-1","result":{"outcome":{"outcome":"selected","optionId":"no"}}}"#);
     relay.prompt(3, "more");
     relay.expect(|v| v["id"] == 3);
-    assert!(!relay.agent_log().contains(r#""optionId": "no""#), "{}", relay.agent_log());
-    assert!(!relay.agent_log().contains(r#""optionId":"no""#), "{}", relay.agent_log());
-    assert!(relay.stderr().contains("after the phone did: its answer is dropped"), "{}", relay.stderr());
+    assert!(
+        !relay.agent_log().contains(r#""optionId": "no""#),
+        "{}",
+        relay.agent_log()
+    );
+    assert!(
+        !relay.agent_log().contains(r#""optionId":"no""#),
+        "{}",
+        relay.agent_log()
+    );
+    assert!(
+        relay
+            .stderr()
+            .contains("after the phone did: its answer is dropped"),
+        "{}",
+        relay.stderr()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -169,8 +189,14 @@ async fn lines_that_are_not_json_rpc_unknown_methods_and_answers_to_nobody_are_p
     let said = relay.stderr();
     assert!(said.contains("a plain relay"), "{said}");
     assert!(said.contains("is not JSON-RPC (not JSON"), "{said}");
-    assert!(said.contains("answered request 99, which the agent has not made"), "{said}");
-    assert!(relay.agent_log().contains("this is not json"), "passed on unchanged");
+    assert!(
+        said.contains("answered request 99, which the agent has not made"),
+        "{said}"
+    );
+    assert!(
+        relay.agent_log().contains("this is not json"),
+        "passed on unchanged"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -187,9 +213,15 @@ async fn an_agent_that_exits_mid_turn_leaves_no_plan_pending() {
     while !d.queue.files("pending").is_empty() && start.elapsed() < WAIT {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert!(d.queue.files("pending").is_empty(), "{:?}", d.queue.files("pending"));
-    d.wait_message(|m| m.message_id == shown.message_id && m.plain.contains("the agent's process ended"))
-        .await;
+    assert!(
+        d.queue.files("pending").is_empty(),
+        "{:?}",
+        d.queue.files("pending")
+    );
+    d.wait_message(|m| {
+        m.message_id == shown.message_id && m.plain.contains("the agent's process ended")
+    })
+    .await;
     crate::support::assert_withdrawn(&d.queue, "the agent's process ended");
 }
 
@@ -202,8 +234,10 @@ async fn an_editor_that_closes_withdraws_the_plan_it_left() {
     let shown = d.wait_message(|m| m.plain.contains("touch x.txt")).await;
     relay.stdin = None;
     assert!(relay.exited().is_some(), "{}", relay.stderr());
-    d.wait_message(|m| m.message_id == shown.message_id && m.plain.contains("the editor closed the connection"))
-        .await;
+    d.wait_message(|m| {
+        m.message_id == shown.message_id && m.plain.contains("the editor closed the connection")
+    })
+    .await;
     crate::support::assert_withdrawn(&d.queue, "the editor closed the connection");
 }
 
@@ -211,7 +245,8 @@ async fn an_editor_that_closes_withdraws_the_plan_it_left() {
 async fn a_hook_under_the_relay_steps_aside() {
     let d = Running::start(TempQueue::new()).await;
     let input = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/agents/codex/PermissionRequest.json"),
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/agents/codex/PermissionRequest.json"),
     )
     .unwrap();
     let mut hook = Command::new(env!("CARGO_BIN_EXE_arbiter"))
@@ -224,7 +259,11 @@ async fn a_hook_under_the_relay_steps_aside() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    hook.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    hook.stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
     let out = hook.wait_with_output().unwrap();
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
