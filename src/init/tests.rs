@@ -16,6 +16,9 @@ struct Script {
     interactive: bool,
     answers: VecDeque<&'static str>,
     asked: Vec<String>,
+    /// Who pairing finds (`None`: the code expires).
+    paired: Option<Paired>,
+    pair_requests: Vec<PairRequest>,
 }
 
 impl Script {
@@ -24,6 +27,15 @@ impl Script {
             interactive: false,
             answers: VecDeque::new(),
             asked: Vec::new(),
+            paired: None,
+            pair_requests: Vec::new(),
+        }
+    }
+
+    fn pairing_with(paired: Option<Paired>) -> Script {
+        Script {
+            paired,
+            ..Script::silent()
         }
     }
 
@@ -32,6 +44,8 @@ impl Script {
             interactive: true,
             answers: answers.iter().copied().collect(),
             asked: Vec::new(),
+            paired: None,
+            pair_requests: Vec::new(),
         }
     }
 }
@@ -44,6 +58,13 @@ impl InitIo for Script {
     fn ask(&mut self, question: &str) -> std::io::Result<Option<String>> {
         self.asked.push(question.to_owned());
         Ok(self.answers.pop_front().map(str::to_owned))
+    }
+
+    fn pair(&mut self, request: &PairRequest) -> Result<Paired, PairError> {
+        self.pair_requests.push(request.clone());
+        self.paired
+            .clone()
+            .ok_or(PairError::Expired { ttl: request.ttl })
     }
 }
 
@@ -315,11 +336,13 @@ fn queue_and_api_url_flags_are_written() {
 fn non_interactive_without_user_is_an_error() {
     let world = World::new();
     let opts = InitOptions {
+        token: Some(String::new()),
         users: vec![],
         ..world.options()
     };
     let error = init(opts, &mut Script::silent()).unwrap_err().to_string();
-    let expected = "no Telegram user id given: pass --user <id> (send any message to @userinfobot to learn yours)";
+    let expected = "no Telegram user id given, and no bot token to pair with: give the token (the prompt, \
+                    --token or ARBITER_TELEGRAM_TOKEN) so init can pair with your phone, or pass --user <id>";
     assert_eq!(error, expected);
     assert!(!world.home().exists());
 }
@@ -370,6 +393,7 @@ fn prompts_for_missing_values() {
 fn prompt_gives_up_after_three_bad_answers() {
     let world = World::new();
     let opts = InitOptions {
+        token: Some(String::new()),
         users: vec![],
         ..world.options()
     };
@@ -420,5 +444,101 @@ fn bad_flags() {
             expected
         );
     }
+    assert!(!world.home().exists());
+}
+
+fn ada() -> Paired {
+    Paired {
+        id: 93533553,
+        name: "Ada Lovelace (@ada)".to_owned(),
+    }
+}
+
+#[test]
+fn without_a_user_the_owner_is_paired_with_the_token_given() {
+    let world = World::new();
+    let mut script = Script::pairing_with(Some(ada()));
+    let opts = InitOptions {
+        users: vec![],
+        api_url: Some("http://127.0.0.1:9/".into()),
+        ..world.options()
+    };
+    let report = init(opts, &mut script).unwrap();
+    assert_eq!(report.paired, Some(ada()));
+    assert!(
+        report.to_string().starts_with(
+            "paired   Ada Lovelace (@ada), user id 93533553: added to telegram.allowedUsers\n"
+        ),
+        "{report}"
+    );
+    let [request] = script.pair_requests.as_slice() else {
+        panic!("{:?}", script.pair_requests);
+    };
+    assert_eq!(
+        (
+            request.token.expose(),
+            request.api_url.as_str(),
+            request.ttl
+        ),
+        (TOKEN, "http://127.0.0.1:9", DEFAULT_TTL)
+    );
+    let config = Config::load(&world.home().join("config.json"), &world.env()).unwrap();
+    assert_eq!(config.telegram.allowed_users, vec![93533553]);
+}
+
+#[test]
+fn pair_adds_to_the_users_given_and_the_environment_token_pairs() {
+    let world = World::new();
+    let mut script = Script::pairing_with(Some(ada()));
+    let opts = InitOptions {
+        token: Some(String::new()),
+        env_token: Some("999:ENV".into()),
+        users: vec![42],
+        pair: true,
+        pair_ttl: Some(Duration::from_secs(3)),
+        ..world.options()
+    };
+    init(opts, &mut script).unwrap();
+    assert_eq!(script.pair_requests[0].token.expose(), "999:ENV");
+    assert_eq!(script.pair_requests[0].ttl, Duration::from_secs(3));
+    let env = world.env_with(&[("ARBITER_TELEGRAM_TOKEN", TOKEN)]);
+    let config = Config::load(&world.home().join("config.json"), &env).unwrap();
+    assert_eq!(config.telegram.allowed_users, vec![42, 93533553]);
+    assert_eq!(config.telegram.token_source, TokenSource::Env);
+}
+
+#[test]
+fn an_expired_code_or_a_running_daemon_writes_nothing() {
+    let world = World::new();
+    let opts = InitOptions {
+        users: vec![],
+        ..world.options()
+    };
+    let error = init(opts.clone(), &mut Script::pairing_with(None)).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the pairing code expired after 10 minutes with no `/start pair-<code>` from a private chat; nothing \
+         was written: run `arbiter init` again"
+    );
+    assert!(!world.home().exists());
+
+    let queue = world.user_home.join("q");
+    fs::create_dir_all(&queue).unwrap();
+    let lock = fs::File::create(queue.join(".arbiter.lock")).unwrap();
+    lock.lock().unwrap();
+    let mut script = Script::pairing_with(Some(ada()));
+    let error = init(
+        InitOptions {
+            queue: Some(queue.clone()),
+            ..opts
+        },
+        &mut script,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&error, InitError::DaemonRunning { queue: q, .. } if *q == queue),
+        "{error}"
+    );
+    assert!(script.pair_requests.is_empty());
     assert!(!world.home().exists());
 }
