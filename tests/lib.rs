@@ -17,6 +17,7 @@ mod cli_hook_prompts;
 mod cli_init;
 mod cli_kinds;
 mod cli_notifications;
+mod cli_pair;
 mod cli_rules;
 mod cli_stats;
 mod cli_support;
