@@ -28,11 +28,17 @@ pub struct Pairing {
 impl Pairing {
     /// Starts `arbiter init ARGS` with ARBITER_HOME `home` (the queue is `q`).
     pub fn start(q: &TempQueue, home: &Path, args: &[&str]) -> Pairing {
-        let mut child = Arbiter::new(q)
-            .env("ARBITER_HOME", home)
-            .env("XDG_CONFIG_HOME", q.root().join("xdg"))
-            .args(args)
-            .spawn();
+        Pairing::spawn(
+            Arbiter::new(q)
+                .env("ARBITER_HOME", home)
+                .env("XDG_CONFIG_HOME", q.root().join("xdg"))
+                .args(args),
+        )
+    }
+
+    /// Starts `command` (an `arbiter init` that pairs).
+    pub fn spawn(command: Arbiter) -> Pairing {
+        let mut child = command.spawn();
         let stderr = child.stderr.take().expect("stderr pipe");
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {

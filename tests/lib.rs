@@ -47,6 +47,7 @@ mod mcp_conformance;
 mod mcp_http;
 mod mcp_python;
 mod pyyaml;
+mod quick_start;
 mod store;
 mod web_browser;
 mod web_login;
