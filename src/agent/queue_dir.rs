@@ -23,11 +23,23 @@ pub fn resolve_queue_dir(
         }
         Err(_) => return Err(AgentError::NoQueue),
     };
-    let config_file = match config::locate_config(config_flag, env) {
-        Ok(location) => location.path,
-        Err(_) => config::config_file(&home),
+    let (config_file, named) = match config::locate_config(config_flag, env) {
+        Ok(location) => (
+            location.path,
+            config_flag.is_some() || env(config::ENV_CONFIG).is_some_and(|v| !v.trim().is_empty()),
+        ),
+        Err(_) => (config::config_file(&home), false),
     };
     let resolved = config::resolve_queue_dir(flag, env, &config_file, &home);
+    // The home's file may well be absent (an agent's machine); one named by --config or ARBITER_CONFIG may not.
+    let defaulted = resolved.source == config::QueueDirSource::Default;
+    if named && defaulted && resolved.warning.is_none() && !config_file.exists() {
+        eprintln!(
+            "arbiter: warning: {}: config file not found; using {}",
+            config_file.display(),
+            resolved.dir.display()
+        );
+    }
     if let Some(warning) = &resolved.warning {
         eprintln!(
             "arbiter: warning: {warning}; using {}",
