@@ -51,8 +51,9 @@ pub use file::{
     RulesSection, TelegramSection, WebSection,
 };
 pub use paths::{
-    ENV_HOME, ENV_QUEUE, ENV_TOKEN, arbiter_home, config_file, default_logs_dir, default_queue_dir,
-    expand_tilde, process_env, systemd_user_unit_dir, user_home,
+    ConfigLocation, ENV_CONFIG, ENV_HOME, ENV_QUEUE, ENV_TOKEN, arbiter_home, config_file,
+    default_logs_dir, default_queue_dir, expand_tilde, locate_config, process_env,
+    systemd_user_unit_dir, user_home,
 };
 pub use queue_dir::{QueueDirSource, ResolvedQueueDir, resolve_queue_dir};
 pub use resolved::{

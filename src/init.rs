@@ -1,17 +1,20 @@
 //! `arbiter init`: first-time set-up of the arbiter home, `config.json` and (optionally) the systemd unit.
 
 mod files;
+mod pair;
 mod prompt;
 mod unit;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::config::{
     self, BotToken, ConfigError, ConfigFile, FolderPath, LogLevel, LogsSection, Millis,
     NotificationsSection, QueueSection, TelegramSection, UserId, UserIds, WebSection,
 };
 pub use files::Step;
+pub use pair::{DEFAULT_TTL, ENV_PAIR_TTL, PairError, PairRequest, Paired};
 pub use prompt::{InitIo, TerminalIo};
 pub use unit::{UserNamespaces, render_unit};
 
@@ -26,8 +29,14 @@ pub struct InitOptions {
     pub systemd_unit_dir: Option<PathBuf>,
     /// `--token`: `Some("")` means "no token in the file, use ARBITER_TELEGRAM_TOKEN"; `None` asks.
     pub token: Option<String>,
-    /// `--user` (repeatable); empty asks, or fails when not interactive.
+    /// `ARBITER_TELEGRAM_TOKEN`: the token pairing uses when none is given for config.json.
+    pub env_token: Option<String>,
+    /// `--user` (repeatable); empty pairs (or, with no token to pair with, asks on a terminal).
     pub users: Vec<u64>,
+    /// `--pair`: pair even though `--user` is given (the paired user is added to those).
+    pub pair: bool,
+    /// How long the pairing code holds (`None`: [`DEFAULT_TTL`]).
+    pub pair_ttl: Option<Duration>,
     /// `--api-url`; default Telegram's.
     pub api_url: Option<String>,
     /// `--queue`; default `<home>/queue`. `~` is expanded, a relative path made absolute.
@@ -51,6 +60,7 @@ impl InitOptions {
             home: config::arbiter_home(env)?,
             user_home: config::user_home(env),
             systemd_unit_dir: config::systemd_user_unit_dir(env),
+            env_token: env(config::ENV_TOKEN).filter(|token| !token.trim().is_empty()),
             ..InitOptions::default()
         })
     }
@@ -59,12 +69,21 @@ impl InitOptions {
 /// What `init` did, in order, and what the user should do next.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InitReport {
+    /// The owner pairing found, added to `allowedUsers`.
+    pub paired: Option<Paired>,
     pub steps: Vec<Step>,
     pub next_steps: Vec<String>,
 }
 
 impl fmt::Display for InitReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(paired) = &self.paired {
+            writeln!(
+                f,
+                "paired   {}, user id {}: added to telegram.allowedUsers",
+                paired.name, paired.id
+            )?;
+        }
         for step in &self.steps {
             writeln!(f, "{step}")?;
         }
@@ -86,9 +105,19 @@ pub enum InitError {
     #[error("{}: already exists; pass --force to overwrite it", path.display())]
     Exists { path: PathBuf },
     #[error(
-        "no Telegram user id given: pass --user <id> (send any message to @userinfobot to learn yours)"
+        "no Telegram user id given, and no bot token to pair with: give the token (the prompt, --token or \
+         ARBITER_TELEGRAM_TOKEN) so init can pair with your phone, or pass --user <id>"
     )]
     NoUsers,
+    #[error(
+        "a daemon serves the queue {} (it holds {}): stop it before pairing (systemctl --user stop arbiter), as \
+         two readers of the bot's updates fight, or pass --user ID",
+        queue.display(),
+        lock.display()
+    )]
+    DaemonRunning { queue: PathBuf, lock: PathBuf },
+    #[error(transparent)]
+    Pair(#[from] PairError),
     #[error("--user {0}: not a Telegram user id (a positive whole number)")]
     InvalidUser(String),
     #[error(
@@ -119,9 +148,11 @@ pub enum InitError {
 /// `<home>/config.json` with mode 0600 and, with `--systemd`, the user unit `arbiter.service`.
 ///
 /// Flags the CLI should map onto [`InitOptions`]: `--token TOKEN`, `--user ID` (repeatable),
-/// `--api-url URL`, `--queue DIR`, `--systemd`, `--force`. A missing token or user id is asked for when
-/// `io` is interactive (an empty token means "use ARBITER_TELEGRAM_TOKEN"); without a terminal a
-/// missing user id is an error and a missing token is left to the environment. Existing files are never
+/// `--api-url URL`, `--queue DIR`, `--pair`, `--systemd`, `--force`. A missing token is asked for when `io` is
+/// interactive (an empty token means "use ARBITER_TELEGRAM_TOKEN"), else left to the environment. Without
+/// `--user` (or with `--pair`) the owner is found by pairing ([`pair`]) with that token or the environment's;
+/// with no token at all a user id is asked for on a terminal, else it is an error. Pairing refuses while a
+/// daemon serves the queue, and nothing is created before it succeeds. Existing files are never
 /// replaced without `force`, and that check happens before anything is asked or created. systemctl is
 /// never run: the report says what to run. (`--token` lands in shell history and `ps`; the prompt or
 /// `ARBITER_TELEGRAM_TOKEN` in `<home>/env` are the safer ways, and the CLI help should say so.)
@@ -153,15 +184,6 @@ pub fn init(opts: InitOptions, io: &mut dyn InitIo) -> Result<InitReport, InitEr
     {
         return Err(InitError::InvalidToken);
     }
-    let users = match opts.users.as_slice() {
-        [] if io.interactive() => prompt::ask_users(io)?,
-        [] => return Err(InitError::NoUsers),
-        users => users.to_vec(),
-    };
-    let users = users
-        .iter()
-        .map(|id| UserId::new(*id).ok_or_else(|| InitError::InvalidUser(id.to_string())))
-        .collect::<Result<Vec<_>, _>>()?;
     let api_url =
         config::normalize_api_url(opts.api_url.as_deref().unwrap_or(config::DEFAULT_API_URL))
             .map_err(InitError::InvalidApiUrl)?;
@@ -169,6 +191,31 @@ pub fn init(opts: InitOptions, io: &mut dyn InitIo) -> Result<InitReport, InitEr
         Some(queue) => absolute(&expand(queue, opts.user_home.as_deref())?)?,
         None => config::default_queue_dir(&home),
     };
+    for id in &opts.users {
+        UserId::new(*id).ok_or_else(|| InitError::InvalidUser(id.to_string()))?;
+    }
+    // The token pairing reads updates with: the one for config.json, else the environment's.
+    let pair_token = token.clone().or_else(|| opts.env_token.clone());
+    let mut paired = None;
+    let users = match (opts.users.as_slice(), pair_token) {
+        (given, Some(pair_token)) if given.is_empty() || opts.pair => {
+            let who = pair_owner(pair_token, &api_url, &queue_dir, opts.pair_ttl, io)?;
+            let mut users = given.to_vec();
+            if !users.contains(&who.id) {
+                users.push(who.id);
+            }
+            paired = Some(who);
+            users
+        }
+        ([], None) if io.interactive() && !opts.pair => prompt::ask_users(io)?,
+        ([], None) => return Err(InitError::NoUsers),
+        (_, None) if opts.pair => return Err(InitError::NoUsers),
+        (users, _) => users.to_vec(),
+    };
+    let users = users
+        .iter()
+        .map(|id| UserId::new(*id).ok_or_else(|| InitError::InvalidUser(id.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
     let logs_dir = config::default_logs_dir(&home);
 
     let mut steps = Vec::new();
@@ -257,7 +304,34 @@ pub fn init(opts: InitOptions, io: &mut dyn InitIo) -> Result<InitReport, InitEr
             next_steps.push("arbiter run   # start the daemon (or: arbiter init --systemd)".into())
         }
     }
-    Ok(InitReport { steps, next_steps })
+    Ok(InitReport {
+        paired,
+        steps,
+        next_steps,
+    })
+}
+
+/// Pairs with the owner's phone, unless a daemon serves the queue (it reads the bot's updates: two readers
+/// fight, and it would take the `/start` meant for init). Nothing is written before this returns.
+fn pair_owner(
+    token: String,
+    api_url: &str,
+    queue_dir: &Path,
+    ttl: Option<Duration>,
+    io: &mut dyn InitIo,
+) -> Result<Paired, InitError> {
+    if crate::queue::instance::daemon(queue_dir) == crate::queue::instance::Daemon::Running {
+        return Err(InitError::DaemonRunning {
+            queue: queue_dir.to_owned(),
+            lock: crate::queue::instance::lock_file(queue_dir),
+        });
+    }
+    let request = PairRequest {
+        token: BotToken::new(token),
+        api_url: api_url.to_owned(),
+        ttl: ttl.unwrap_or(DEFAULT_TTL),
+    };
+    Ok(io.pair(&request)?)
 }
 
 /// `~` expanded against the user's home.

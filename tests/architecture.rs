@@ -45,7 +45,7 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
         ],
     ),
     ("fakebot", &["telegram"]),
-    ("init", &["config"]),
+    ("init", &["config", "queue"]),
     (
         "demo",
         &[

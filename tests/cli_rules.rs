@@ -159,3 +159,69 @@ fn a_garbage_rules_file_is_an_error_not_an_empty_list() {
     let out = arbiter(&q, &["rules", "list", "--json"]);
     assert_eq!(out.code, Some(1));
 }
+
+#[test]
+fn the_config_may_be_elsewhere_with_config_or_arbiter_config_and_its_absence_says_where_it_looked()
+{
+    let q = TempQueue::new();
+    let id = with_rule(&q, &[OWNER]);
+    // The daemon's config is not in the arbiter home: `arbiter run --config FILE` elsewhere, naming the queue.
+    let elsewhere = q.root().join("etc/owner.json");
+    std::fs::create_dir_all(elsewhere.parent().unwrap()).unwrap();
+    let config = serde_json::json!({
+        "telegram": {"token": TOKEN, "allowedUsers": [OWNER]},
+        "queue": {"dir": q.root()},
+    });
+    std::fs::write(&elsewhere, config.to_string()).unwrap();
+    let empty_home = q.root().join("empty-home");
+    std::fs::create_dir_all(&empty_home).unwrap();
+    let file = elsewhere.to_str().unwrap();
+
+    let out = Arbiter::home(&empty_home)
+        .args(&["rules", "pause", &id, "--config", file])
+        .run();
+    assert_eq!(
+        (out.code, out.stdout.as_str(), out.stderr.as_str()),
+        (Some(0), format!("{id} paused\n").as_str(), "")
+    );
+    let out = Arbiter::home(&empty_home)
+        .env("ARBITER_CONFIG", file)
+        .args(&["rules", "resume", &id])
+        .run();
+    assert_eq!(
+        (out.code, out.stdout.as_str(), out.stderr.as_str()),
+        (Some(0), format!("{id} active\n").as_str(), "")
+    );
+
+    // Without it, the error names the file it looked for and how to point at another.
+    let out = Arbiter::home(&empty_home)
+        .args(&["--queue", q.root().to_str().unwrap(), "rules", "pause", &id])
+        .run();
+    assert_eq!(out.code, Some(2));
+    assert_eq!(
+        out.stderr,
+        format!(
+            "arbiter: changing a rule is an owner action: it needs the config's telegram.allowedUsers, and no config \
+             file at {} (the arbiter home's, ARBITER_HOME or ~/.arbiter; neither --config nor ARBITER_CONFIG was \
+             given): run `arbiter init`, or point at the daemon's config with --config FILE or ARBITER_CONFIG\n",
+            empty_home.join("config.json").display()
+        )
+    );
+    let missing = q.root().join("nope.json");
+    let out = Arbiter::home(&empty_home)
+        .env("ARBITER_CONFIG", &missing)
+        .args(&["--queue", q.root().to_str().unwrap(), "rules", "pause", &id])
+        .run();
+    assert!(
+        out.stderr.contains(&format!(
+            "no config file at {} (given with ARBITER_CONFIG)",
+            missing.display()
+        )),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        rules::read(q.root()).unwrap().rules[0].state,
+        rules::State::Active
+    );
+}

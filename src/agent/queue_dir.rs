@@ -6,11 +6,13 @@ use crate::config::{self, ENV_QUEUE};
 
 use super::AgentError;
 
-/// The config's resolution (`--queue` > `ARBITER_QUEUE` > `queue.dir` of config.json > `<home>/queue`), made
-/// absolute so the paths the commands print work from anywhere. A config file that can't be read is a warning
-/// on stderr, not an error: agents need no token and no valid daemon config.
+/// The config's resolution (`--queue` > `ARBITER_QUEUE` > `queue.dir` of the config file (`--config`, else
+/// `ARBITER_CONFIG`, else `<home>/config.json`) > `<home>/queue`), made absolute so the paths the commands print
+/// work from anywhere. A config file that can't be read is a warning on stderr, not an error: agents need no token
+/// and no valid daemon config.
 pub fn resolve_queue_dir(
     flag: Option<&Path>,
+    config_flag: Option<&Path>,
     env: &impl Fn(&str) -> Option<String>,
 ) -> Result<PathBuf, AgentError> {
     let home = match config::arbiter_home(env) {
@@ -21,7 +23,23 @@ pub fn resolve_queue_dir(
         }
         Err(_) => return Err(AgentError::NoQueue),
     };
-    let resolved = config::resolve_queue_dir(flag, env, &config::config_file(&home), &home);
+    let (config_file, named) = match config::locate_config(config_flag, env) {
+        Ok(location) => (
+            location.path,
+            config_flag.is_some() || env(config::ENV_CONFIG).is_some_and(|v| !v.trim().is_empty()),
+        ),
+        Err(_) => (config::config_file(&home), false),
+    };
+    let resolved = config::resolve_queue_dir(flag, env, &config_file, &home);
+    // The home's file may well be absent (an agent's machine); one named by --config or ARBITER_CONFIG may not.
+    let defaulted = resolved.source == config::QueueDirSource::Default;
+    if named && defaulted && resolved.warning.is_none() && !config_file.exists() {
+        eprintln!(
+            "arbiter: warning: {}: config file not found; using {}",
+            config_file.display(),
+            resolved.dir.display()
+        );
+    }
     if let Some(warning) = &resolved.warning {
         eprintln!(
             "arbiter: warning: {warning}; using {}",
@@ -48,7 +66,7 @@ mod tests {
     #[test]
     fn flag_then_env_then_home() {
         let r = |flag: Option<&str>, e: &dyn Fn(&str) -> Option<String>| {
-            resolve_queue_dir(flag.map(Path::new), &e).ok()
+            resolve_queue_dir(flag.map(Path::new), None, &e).ok()
         };
         let all = env(&[
             ("HOME", "/nonexistent-h"),

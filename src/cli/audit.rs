@@ -1,7 +1,5 @@
 //! `arbiter audit verify` and `arbiter audit export`: the hash-chained audit trail of [`crate::queue::audit`].
 
-use std::path::Path;
-
 use chrono::Utc;
 use clap::{Subcommand, ValueEnum};
 
@@ -31,7 +29,7 @@ pub enum Format {
     Jsonl,
 }
 
-pub fn run(queue: Option<&Path>, command: AuditCommand) -> Result<(), CliError> {
+pub fn run(queue: super::At<'_>, command: AuditCommand) -> Result<(), CliError> {
     let queue = super::open_queue(queue)?;
     let (intact, entries) = audit::read(queue.root())
         .map_err(|e| AgentError::Invalid(format!("can't read the audit trail: {e}")))??;

@@ -1,7 +1,5 @@
 //! `arbiter history`: completed plans, searched through [`crate::queue::history`]'s index.
 
-use std::path::Path;
-
 use chrono::Utc;
 use serde::Serialize;
 
@@ -28,7 +26,7 @@ struct Item<'a> {
 }
 
 pub fn run(
-    queue: Option<&Path>,
+    queue: super::At<'_>,
     grep: Option<&str>,
     agent: Option<&str>,
     since: Option<&str>,

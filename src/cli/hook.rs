@@ -104,7 +104,7 @@ enum AgentAction {
 
 /// Asks the human and prints the agent's answer; what keeps it from asking is a [`HookFallback`], which answers
 /// "no decision". `install` writes the hooks into the agent's configuration.
-pub fn run(queue: Option<&Path>, command: HookCommand) -> Result<(), HookFailure> {
+pub fn run(queue: super::At<'_>, command: HookCommand) -> Result<(), HookFailure> {
     let (name, args) = command.split();
     let Some(dialect) = hook::named(name) else {
         return Err(HookFallback {
@@ -149,7 +149,7 @@ pub fn run(queue: Option<&Path>, command: HookCommand) -> Result<(), HookFailure
             priority: Some(args.priority),
             tag: args.tag,
             deadline: Some(duration::format(args.timeout)),
-            grant_minutes: configured_grant_minutes(),
+            grant_minutes: configured_grant_minutes(queue.config),
         },
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -173,10 +173,10 @@ pub fn run(queue: Option<&Path>, command: HookCommand) -> Result<(), HookFailure
 
 /// The config's `rules.grantMinutes`, read leniently (an agent's machine may have no valid daemon config): what
 /// `⏱ Allow <agent> for N min` offers, the longest grant the daemon makes.
-fn configured_grant_minutes() -> Option<u32> {
+fn configured_grant_minutes(config: Option<&Path>) -> Option<u32> {
     use crate::config;
-    let home = config::arbiter_home(&config::process_env).ok()?;
-    let text = std::fs::read_to_string(config::config_file(&home)).ok()?;
+    let location = config::locate_config(config, &config::process_env).ok()?;
+    let text = std::fs::read_to_string(location.path).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     let minutes = value.get("rules")?.get("grantMinutes")?.as_u64()?;
     u32::try_from(minutes)

@@ -16,14 +16,15 @@ use super::hook_flags::{DEFAULT_STOP_TIMEOUT, Fallback, InstallArgs};
 /// `hook AGENT install`: the hook commands (this binary, the queue resolved now, the flags given) merged into the
 /// agent's hook file, written atomically; `--dry-run` prints the file instead.
 pub(super) fn run(
-    queue: Option<&Path>,
+    queue: super::At<'_>,
     dialect: &dyn Dialect,
     args: &InstallArgs,
 ) -> Result<(), AgentError> {
     let agent = dialect.agent();
     let spec = dialect.install();
     let file = hook_file(&spec, args.project.as_deref())?;
-    let queue_dir = crate::agent::resolve_queue_dir(queue, &crate::config::process_env)?;
+    let queue_dir =
+        crate::agent::resolve_queue_dir(queue.queue, queue.config, &crate::config::process_env)?;
     let queue_dir = std::path::absolute(&queue_dir).unwrap_or(queue_dir);
     let exe = std::env::current_exe().map_err(|source| AgentError::Io {
         path: PathBuf::from("arbiter"),

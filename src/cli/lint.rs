@@ -1,13 +1,13 @@
 //! `arbiter lint FILE...`: the diagnosis the daemon would log, one line per problem.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::queue::{self, Location, StoreError};
 
 use super::{CliError, configured_access};
 
-pub fn run(files: &[PathBuf]) -> Result<(), CliError> {
-    let access = configured_access();
+pub fn run(files: &[PathBuf], config: Option<&Path>) -> Result<(), CliError> {
+    let access = configured_access(config).ok();
     let mut failed = 0;
     for path in files {
         let checked = queue::load(path, Location::Pending).and_then(|loaded| {

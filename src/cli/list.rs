@@ -1,7 +1,5 @@
 //! `arbiter list`: the pending queue as a terminal table.
 
-use std::path::Path;
-
 use chrono::{DateTime, Utc};
 
 use super::CliError;
@@ -10,7 +8,7 @@ use std::sync::Arc;
 
 use crate::queue::Loaded;
 
-pub fn run(queue: Option<&Path>, json: bool) -> Result<(), CliError> {
+pub fn run(queue: super::At<'_>, json: bool) -> Result<(), CliError> {
     let scan = super::open_queue(queue)?.scan_pending()?;
     for problem in &scan.problems {
         eprintln!("arbiter: warning: {}", problem.diagnostic);

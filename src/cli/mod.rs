@@ -44,18 +44,18 @@ pub struct Cli {
     /// Queue folder for the agent commands (else ARBITER_QUEUE, the config's queue.dir, ~/.arbiter/queue).
     #[arg(long, global = true, value_name = "DIR")]
     pub queue: Option<PathBuf>,
+    /// The owner's config file, where the daemon's is not ~/.arbiter/config.json (`arbiter run --config`); else
+    /// ARBITER_CONFIG, else ARBITER_HOME/config.json.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the Telegram daemon (config: ~/.arbiter/config.json, or ARBITER_HOME/config.json).
-    Run {
-        /// Config file to use instead of the default.
-        #[arg(long, value_name = "FILE")]
-        config: Option<PathBuf>,
-    },
+    /// Run the Telegram daemon (config: --config FILE, ARBITER_CONFIG, or ARBITER_HOME/config.json).
+    Run,
     /// The whole loop offline: daemon + embedded fake Telegram + a scripted owner; prints every view.
     Demo,
     /// First-time set-up: the arbiter home, config.json (mode 0600) and optionally a systemd user unit.
@@ -145,9 +145,6 @@ pub enum Command {
         /// The Telegram user id to sign in as (one of telegram.allowedUsers).
         #[arg(long, value_name = "ID")]
         user: u64,
-        /// Config file to use instead of the default: the one the daemon was started with (`run --config`).
-        #[arg(long, value_name = "FILE")]
-        config: Option<PathBuf>,
     },
     /// Serve the agent tools over MCP on standard input/output.
     Mcp,
@@ -204,11 +201,15 @@ pub fn main() -> ExitCode {
 
 /// Runs one command; every failure comes back here, to be printed once by [`CliError::report`].
 fn run(cli: Cli) -> Result<(), CliError> {
-    let queue = cli.queue.as_deref();
+    let queue = At {
+        queue: cli.queue.as_deref(),
+        config: cli.config.as_deref(),
+    };
+    let config = cli.config.clone();
     match cli.command {
-        Command::Run { config } => run::run(config),
-        Command::Lint { files } => lint::run(&files),
-        Command::WebLogin { user, config } => Ok(web_login::run(config, user)?),
+        Command::Run => run::run(config),
+        Command::Lint { files } => lint::run(&files, queue.config),
+        Command::WebLogin { user } => Ok(web_login::run(config, user)?),
         Command::Init(args) => init::run(args, cli.queue),
         Command::Hook { command } => Ok(hook::run(queue, command)?),
         Command::Acp(args) => acp::run(queue, args),
@@ -249,35 +250,40 @@ fn run(cli: Cli) -> Result<(), CliError> {
     }
 }
 
-/// The config file (`--config`, else the arbiter home's) and its validated contents.
+/// Where a command finds the queue and the owner's config: the global `--queue` and `--config`.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct At<'a> {
+    pub queue: Option<&'a Path>,
+    pub config: Option<&'a Path>,
+}
+
+/// The owner's config file (`--config`, else ARBITER_CONFIG, else the arbiter home's) and its validated
+/// contents; a missing file is named with where it was looked for.
 fn load_config(
     config_path: Option<PathBuf>,
 ) -> Result<(PathBuf, crate::config::Config), crate::config::ConfigError> {
-    let path = match config_path {
-        Some(p) => p,
-        None => {
-            crate::config::config_file(&crate::config::arbiter_home(&crate::config::process_env)?)
-        }
-    };
-    let cfg = crate::config::Config::load(&path, &crate::config::process_env)?;
-    Ok((path, cfg))
+    use crate::config::{self, Config};
+    let location = config::locate_config(config_path.as_deref(), &config::process_env)?;
+    let cfg =
+        Config::load(&location.path, &config::process_env).map_err(|e| location.explain(e))?;
+    Ok((location.path, cfg))
 }
 
-/// Who the daemon may talk to and their names, when this machine's config can be read (else what needs it is
-/// left out: an agent's machine may have no config).
-fn configured_access() -> Option<crate::actions::Access> {
-    use crate::config::{self, Config};
-    let home = config::arbiter_home(&config::process_env).ok()?;
-    let cfg = Config::load(&config::config_file(&home), &config::process_env).ok()?;
-    Some(
+/// Who the daemon may talk to and their names, from the owner's config (see [`load_config`]). Commands that can
+/// do without it (an agent's machine may have no config) leave out what needs it.
+fn configured_access(
+    config: Option<&Path>,
+) -> Result<crate::actions::Access, crate::config::ConfigError> {
+    let (_, cfg) = load_config(config.map(Path::to_path_buf))?;
+    Ok(
         crate::actions::Access::new(cfg.telegram.allowed_users.iter().copied())
             .with_people(cfg.people),
     )
 }
 
 /// The queue the agent commands use (see [`agent::resolve_queue_dir`]); missing folders are created.
-fn open_queue(flag: Option<&Path>) -> Result<Queue, AgentError> {
-    let dir = agent::resolve_queue_dir(flag, &crate::config::process_env)?;
+fn open_queue(at: At<'_>) -> Result<Queue, AgentError> {
+    let dir = agent::resolve_queue_dir(at.queue, at.config, &crate::config::process_env)?;
     Ok(Queue::open(dir, true)?)
 }
 

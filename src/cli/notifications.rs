@@ -1,12 +1,10 @@
 //! `arbiter notifications [--session S] [--ack] [--json]`.
 
-use std::path::Path;
-
 use super::CliError;
 use crate::agent::notifications::{self, Notification};
 
 pub fn run(
-    queue: Option<&Path>,
+    queue: super::At<'_>,
     session: Option<&str>,
     ack: bool,
     json: bool,

@@ -7,7 +7,7 @@ use super::CliError;
 use crate::agent::{self, AgentError};
 
 pub fn run(
-    queue: Option<&Path>,
+    queue: super::At<'_>,
     file: &Path,
     json: bool,
     revise: Option<&str>,

@@ -2,8 +2,6 @@
 //! resuming and revoking are owner actions (the action layer, a user id, an audit line): the user is `--user ID`,
 //! else the only member of the config's `telegram.allowedUsers`.
 
-use std::path::Path;
-
 use clap::Subcommand;
 use serde::Serialize;
 
@@ -50,8 +48,8 @@ struct Listed<'a> {
     on_record: bool,
 }
 
-pub fn run(queue: Option<&Path>, command: RulesCommand) -> Result<(), CliError> {
-    let queue = super::open_queue(queue)?;
+pub fn run(queue_at: super::At<'_>, command: RulesCommand) -> Result<(), CliError> {
+    let queue = super::open_queue(queue_at)?;
     let now = crate::clock::now();
     let (target, action) = match command {
         RulesCommand::List { json } => {
@@ -85,11 +83,10 @@ pub fn run(queue: Option<&Path>, command: RulesCommand) -> Result<(), CliError> 
             (t, RuleAction::Revoke { rule })
         }
     };
-    let access = super::configured_access().ok_or_else(|| {
-        AgentError::Invalid(
-            "changing a rule is an owner action: it needs the config's telegram.allowedUsers"
-                .to_owned(),
-        )
+    let access = super::configured_access(queue_at.config).map_err(|e| {
+        AgentError::Invalid(format!(
+            "changing a rule is an owner action: it needs the config's telegram.allowedUsers, and {e}"
+        ))
     })?;
     let user = who(&access, target.user)?;
     let actions = Actions::new(queue, access);

@@ -1,12 +1,10 @@
 //! `arbiter status ID` and `arbiter get ID`.
 
-use std::path::Path;
-
 use super::CliError;
 use crate::agent::AgentError;
 use crate::agent::report::{AnswersReport, StatusReport};
 
-pub fn status(queue: Option<&Path>, id: &str, json: bool) -> Result<(), CliError> {
+pub fn status(queue: super::At<'_>, id: &str, json: bool) -> Result<(), CliError> {
     let loaded = super::open_queue(queue)?.find(id)?;
     let report = StatusReport::of(&loaded);
     if json {
@@ -17,7 +15,7 @@ pub fn status(queue: Option<&Path>, id: &str, json: bool) -> Result<(), CliError
     Ok(())
 }
 
-pub fn get(queue: Option<&Path>, id: &str, json: bool) -> Result<(), CliError> {
+pub fn get(queue: super::At<'_>, id: &str, json: bool) -> Result<(), CliError> {
     let loaded = super::open_queue(queue)?.find(id)?;
     print_answers(&AnswersReport::of(&loaded), json)?;
     Ok(())

@@ -1,7 +1,5 @@
 //! `arbiter stats`: the figures of [`crate::stats`] over the queue folder, as tables or `--json`.
 
-use std::path::Path;
-
 use chrono::{DateTime, NaiveDate, Utc};
 
 use super::CliError;
@@ -14,10 +12,10 @@ use crate::stats::{self, Group, Spread, Stats};
 /// The period when `--since` is not given.
 pub const DEFAULT_SINCE: &str = "30d";
 
-pub fn run(queue: Option<&Path>, since: Option<&str>, json: bool) -> Result<(), CliError> {
+pub fn run(at: super::At<'_>, since: Option<&str>, json: bool) -> Result<(), CliError> {
     let now = Utc::now();
     let since = parse_since(since.unwrap_or(DEFAULT_SINCE), now).map_err(AgentError::Invalid)?;
-    let queue = super::open_queue(queue)?;
+    let queue = super::open_queue(at)?;
     let pending = queue.scan_pending()?;
     let completed = queue.completed_since(since)?;
     for problem in &pending.problems {
@@ -32,7 +30,7 @@ pub fn run(queue: Option<&Path>, since: Option<&str>, json: bool) -> Result<(), 
         })
         .collect();
     // A person is shown by their name from the config's `people` when this machine has a config, else by id.
-    let access = super::configured_access();
+    let access = super::configured_access(at.config).ok();
     let name = |who: &str| {
         access
             .as_ref()

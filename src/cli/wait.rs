@@ -1,6 +1,5 @@
 //! `arbiter await ID [--timeout D]`.
 
-use std::path::Path;
 use std::time::Duration;
 
 use crate::agent::report::AnswersReport;
@@ -9,7 +8,7 @@ use crate::agent::{self, AgentError, WaitOutcome};
 use super::CliError;
 
 pub fn run(
-    queue: Option<&Path>,
+    queue: super::At<'_>,
     id: &str,
     timeout: Option<Duration>,
     json: bool,

@@ -1,14 +1,12 @@
 //! `arbiter withdraw ID [--reason TEXT] [--agent NAME] [--json]`: an agent takes back its pending plan.
 
-use std::path::Path;
-
 use super::CliError;
 use crate::agent::AgentError;
 use crate::agent::report::StatusReport;
 
 /// `arbiter withdraw ID [--reason TEXT]`: the plan's status after it was taken back.
 pub fn run(
-    queue: Option<&Path>,
+    queue: super::At<'_>,
     id: &str,
     reason: Option<String>,
     agent: Option<&str>,

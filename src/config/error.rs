@@ -15,6 +15,13 @@ pub enum ConfigError {
     NoHome,
     #[error("{}: config file not found; run `arbiter init` to create it", path.display())]
     NotFound { path: PathBuf },
+    /// The owner's config file is not where it was looked for; `looked` says how that place was chosen.
+    #[error(
+        "no config file at {} ({looked}): run `arbiter init`, or point at the daemon's config with --config FILE \
+         or ARBITER_CONFIG",
+        path.display()
+    )]
+    Missing { path: PathBuf, looked: &'static str },
     #[error("{}: cannot read config file: {source}", path.display())]
     Unreadable {
         path: PathBuf,

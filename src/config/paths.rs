@@ -13,6 +13,59 @@ pub const ENV_HOME: &str = "ARBITER_HOME";
 pub const ENV_QUEUE: &str = "ARBITER_QUEUE";
 /// Holds the bot token so it need not sit in `config.json`; wins over the file.
 pub const ENV_TOKEN: &str = "ARBITER_TELEGRAM_TOKEN";
+/// The owner's config file, when it is not `<home>/config.json` (as `--config FILE`).
+pub const ENV_CONFIG: &str = "ARBITER_CONFIG";
+
+/// The owner's config file and how it was chosen: `--config`, else `ARBITER_CONFIG`, else the arbiter home's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigLocation {
+    pub path: PathBuf,
+    /// How the place was chosen, as an error names it.
+    pub looked: &'static str,
+}
+
+/// Where the owner's config file is (`~` expanded); it may not exist.
+pub fn locate_config(
+    flag: Option<&Path>,
+    env: &impl Fn(&str) -> Option<String>,
+) -> Result<ConfigLocation, ConfigError> {
+    let home = user_home(env);
+    let expand = |raw: &str| expand_tilde(raw, home.as_deref()).ok_or(ConfigError::NoHome);
+    if let Some(flag) = flag {
+        let path = match flag.to_str() {
+            Some(raw) => expand(raw)?,
+            None => flag.to_path_buf(),
+        };
+        return Ok(ConfigLocation {
+            path,
+            looked: "given with --config",
+        });
+    }
+    if let Some(raw) = non_empty(env, ENV_CONFIG) {
+        return Ok(ConfigLocation {
+            path: expand(&raw)?,
+            looked: "given with ARBITER_CONFIG",
+        });
+    }
+    Ok(ConfigLocation {
+        path: config_file(&arbiter_home(env)?),
+        looked: "the arbiter home's, ARBITER_HOME or ~/.arbiter; neither --config nor ARBITER_CONFIG was given",
+    })
+}
+
+impl ConfigLocation {
+    /// A missing file named with where it was looked for; every other error as it is.
+    #[must_use]
+    pub fn explain(&self, error: ConfigError) -> ConfigError {
+        match error {
+            ConfigError::NotFound { path } => ConfigError::Missing {
+                path,
+                looked: self.looked,
+            },
+            other => other,
+        }
+    }
+}
 
 /// Reads a variable from the real process environment; the `env` argument production code passes.
 /// Unset, empty and non-UTF-8 values all count as absent.

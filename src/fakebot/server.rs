@@ -118,6 +118,7 @@ async fn handle(
             envelope(Err(ApiFailure::new(code, description)))
         }
         Some(Fault::Conflict) => envelope(Err(ApiFailure::new(409, TERMINATED))),
+        Some(Fault::Unauthorized) => envelope(Err(ApiFailure::new(401, "Unauthorized"))),
         Some(Fault::DropConnection) => {
             kill.0.store(true, Ordering::SeqCst);
             StatusCode::INTERNAL_SERVER_ERROR.into_response()

@@ -198,6 +198,8 @@ pub enum Fault {
     Stall(Duration),
     /// 409 "Conflict: terminated by other getUpdates request". The request has no effect.
     Conflict,
+    /// 401 "Unauthorized", as Telegram answers a token it does not know. The request has no effect.
+    Unauthorized,
 }
 
 #[derive(Debug, Default)]

@@ -3,17 +3,20 @@
 use std::io::{self, BufRead, IsTerminal, Write};
 
 use super::InitError;
+use super::pair::{self, PairError, PairRequest, Paired};
 use crate::config;
 
 /// Tries before a bad answer becomes an error (a script piping garbage should not loop forever).
 const ATTEMPTS: usize = 3;
 
-/// The terminal as `init` sees it; tests pass a scripted one.
+/// The world as `init` sees it: the terminal, and Telegram for pairing; tests pass a scripted one.
 pub trait InitIo {
     /// Whether questions can be asked (stdin is a terminal).
     fn interactive(&self) -> bool;
     /// Shows `question` and reads one line, without its line ending; `None` at end of input.
     fn ask(&mut self, question: &str) -> io::Result<Option<String>>;
+    /// Finds the owner by a code the bot shows (see [`pair::pair`]), telling the user what to do.
+    fn pair(&mut self, request: &PairRequest) -> Result<Paired, PairError>;
 }
 
 /// Questions on stderr (stdout stays for the report), answers from stdin.
@@ -34,6 +37,16 @@ impl InitIo for TerminalIo {
             return Ok(None);
         }
         Ok(Some(line.trim_end_matches(['\n', '\r']).to_owned()))
+    }
+
+    /// The link and the code go to stderr with the questions: stdout may be redirected, the user must see them.
+    fn pair(&mut self, request: &PairRequest) -> Result<Paired, PairError> {
+        pair::pair(request, &mut |text| {
+            let mut stderr = io::stderr();
+            let _ = stderr
+                .write_all(text.as_bytes())
+                .and_then(|()| stderr.flush());
+        })
     }
 }
 
@@ -57,8 +70,7 @@ pub(super) fn ask_token(io: &mut dyn InitIo) -> Result<String, InitError> {
 
 /// One or more user ids, separated by spaces or commas.
 pub(super) fn ask_users(io: &mut dyn InitIo) -> Result<Vec<u64>, InitError> {
-    let question =
-        "Your Telegram user id (send any message to @userinfobot to learn it; several: 1 2 3): ";
+    let question = "Your Telegram user id (several: 1 2 3): ";
     let mut prefix = String::new();
     let mut last_bad = String::new();
     for _ in 0..ATTEMPTS {

@@ -10,12 +10,18 @@ use crate::config::{Config, TokenSource};
 use std::collections::VecDeque;
 use std::fs;
 
+/// Without `--user`: the owner found by pairing (through a scripted [`InitIo::pair`]).
+mod pairing;
+
 const TOKEN: &str = "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11";
 
 struct Script {
     interactive: bool,
     answers: VecDeque<&'static str>,
     asked: Vec<String>,
+    /// Who pairing finds (`None`: the code expires).
+    paired: Option<Paired>,
+    pair_requests: Vec<PairRequest>,
 }
 
 impl Script {
@@ -24,6 +30,15 @@ impl Script {
             interactive: false,
             answers: VecDeque::new(),
             asked: Vec::new(),
+            paired: None,
+            pair_requests: Vec::new(),
+        }
+    }
+
+    fn pairing_with(paired: Option<Paired>) -> Script {
+        Script {
+            paired,
+            ..Script::silent()
         }
     }
 
@@ -32,6 +47,8 @@ impl Script {
             interactive: true,
             answers: answers.iter().copied().collect(),
             asked: Vec::new(),
+            paired: None,
+            pair_requests: Vec::new(),
         }
     }
 }
@@ -44,6 +61,13 @@ impl InitIo for Script {
     fn ask(&mut self, question: &str) -> std::io::Result<Option<String>> {
         self.asked.push(question.to_owned());
         Ok(self.answers.pop_front().map(str::to_owned))
+    }
+
+    fn pair(&mut self, request: &PairRequest) -> Result<Paired, PairError> {
+        self.pair_requests.push(request.clone());
+        self.paired
+            .clone()
+            .ok_or(PairError::Expired { ttl: request.ttl })
     }
 }
 
@@ -315,11 +339,13 @@ fn queue_and_api_url_flags_are_written() {
 fn non_interactive_without_user_is_an_error() {
     let world = World::new();
     let opts = InitOptions {
+        token: Some(String::new()),
         users: vec![],
         ..world.options()
     };
     let error = init(opts, &mut Script::silent()).unwrap_err().to_string();
-    let expected = "no Telegram user id given: pass --user <id> (send any message to @userinfobot to learn yours)";
+    let expected = "no Telegram user id given, and no bot token to pair with: give the token (the prompt, \
+                    --token or ARBITER_TELEGRAM_TOKEN) so init can pair with your phone, or pass --user <id>";
     assert_eq!(error, expected);
     assert!(!world.home().exists());
 }
@@ -370,6 +396,7 @@ fn prompts_for_missing_values() {
 fn prompt_gives_up_after_three_bad_answers() {
     let world = World::new();
     let opts = InitOptions {
+        token: Some(String::new()),
         users: vec![],
         ..world.options()
     };
