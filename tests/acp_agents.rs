@@ -41,7 +41,11 @@ fn touch(agent: Agent, name: &str) -> Vec<Turn> {
 /// machine: longer than the phone's wait).
 async fn asked(editor: &Editor) {
     let asked = editor.wait(LONG, |e| e["event"] == "permission").await;
-    assert!(asked.is_some(), "the agent asked nothing\n{}", editor.report());
+    assert!(
+        asked.is_some(),
+        "the agent asked nothing\n{}",
+        editor.report()
+    );
 }
 
 /// The permission plan's decision on the phone, opened from its announcement.

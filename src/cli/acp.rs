@@ -1,7 +1,7 @@
 //! `arbiter acp`: the relay an editor starts as its agent (`arbiter acp -- gemini --acp`), and `arbiter acp run`,
 //! the same agent with no editor. The relay's exit code is the agent's.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
@@ -87,7 +87,7 @@ impl Common {
 }
 
 /// Runs the relay; exits with the agent's code.
-pub fn run(queue: Option<&Path>, args: AcpArgs) -> Result<(), CliError> {
+pub fn run(queue: super::At<'_>, args: AcpArgs) -> Result<(), CliError> {
     let (settings, command) = match args.headless {
         Some(AcpCommand::Run(run)) => {
             let cwd = match run.cwd {
@@ -144,7 +144,7 @@ pub fn run(queue: Option<&Path>, args: AcpArgs) -> Result<(), CliError> {
 }
 
 /// The queue a daemon serves, or why the phone can't be asked.
-fn phone_queue(flag: Option<&Path>) -> Result<crate::queue::Queue, String> {
+fn phone_queue(flag: super::At<'_>) -> Result<crate::queue::Queue, String> {
     let queue = super::open_queue(flag).map_err(|e| format!("the queue is unreachable: {e}"))?;
     match crate::agent::hook::core::nobody_to_ask(&queue) {
         Some(why) => Err(why),
