@@ -51,7 +51,12 @@ enum Event {
     Carded(String, u64, Result<Verdict, String>),
     Started(Result<String, String>),
     Signal(&'static str),
+    /// The agent had its time to exit after the editor left.
+    Grace,
 }
+
+/// How long an agent has to exit after its input closed.
+const EXIT_GRACE: Duration = Duration::from_secs(10);
 
 /// A request the relay made of the agent itself.
 enum Own {
@@ -162,10 +167,12 @@ pub async fn run(settings: Settings, command: &[String]) -> i32 {
             }
             Event::EditorClosed => {
                 relay.end_all("the editor closed the connection");
-                // The agent reads the end of its input and exits; it is stopped if it does not.
+                // The agent reads the end of its input and exits (what it still writes goes on to the editor); it is
+                // stopped if it has not within the grace.
                 relay.agent = None;
-                break;
+                relay.later(EXIT_GRACE, Event::Grace);
             }
+            Event::Grace => break,
             Event::Signal(name) => {
                 relay.end_all(&format!("arbiter acp was stopped ({name})"));
                 relay.done = Some(0);
@@ -188,7 +195,7 @@ pub async fn run(settings: Settings, command: &[String]) -> i32 {
             pipes::stop(&mut agent.child, Duration::from_secs(3)).await;
             code
         }
-        None => match tokio::time::timeout(Duration::from_secs(10), agent.child.wait()).await {
+        None => match tokio::time::timeout(EXIT_GRACE, agent.child.wait()).await {
             Ok(Ok(status)) => status.code().unwrap_or(1),
             _ => {
                 pipes::stop(&mut agent.child, Duration::from_secs(2)).await;
@@ -310,7 +317,7 @@ impl Relay {
                     self.done = Some(0);
                 }
             },
-            Event::EditorClosed | Event::AgentClosed | Event::Signal(_) => {}
+            Event::EditorClosed | Event::AgentClosed | Event::Signal(_) | Event::Grace => {}
         }
     }
 
