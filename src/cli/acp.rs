@@ -136,7 +136,8 @@ pub fn run(queue: super::At<'_>, args: AcpArgs) -> Result<(), CliError> {
         .build()
         .map_err(|e| CliError::Acp(format!("cannot start the tokio runtime: {e}")))?;
     let code = runtime.block_on(acp::run(settings, &command));
-    runtime.shutdown_timeout(Duration::from_secs(1));
+    // The editor's stdin may still be read by a blocking thread: not waited for.
+    runtime.shutdown_background();
     if code != 0 {
         std::process::exit(code);
     }

@@ -14,7 +14,7 @@ use crate::queue::Queue;
 
 use super::dialect::{Acp, Request};
 use super::jsonrpc::{self, Message};
-use super::pipes;
+use super::pipes::{self, Piece};
 
 mod permissions;
 mod turns;
@@ -39,9 +39,9 @@ pub struct Settings {
 }
 
 enum Event {
-    Editor(String),
+    Editor(Piece),
     EditorClosed,
-    Agent(String),
+    Agent(Piece),
     AgentClosed,
     /// The standing rules looked at a permission request: the answer if one allowed it, and their warnings.
     Ruled(String, Option<Value>, Vec<String>),
@@ -89,8 +89,8 @@ struct Session {
 struct Relay {
     settings: Settings,
     acp: Option<Acp>,
-    editor: Option<UnboundedSender<String>>,
-    agent: Option<UnboundedSender<String>>,
+    editor: Option<UnboundedSender<Vec<u8>>>,
+    agent: Option<UnboundedSender<Vec<u8>>>,
     events: UnboundedSender<Event>,
     next_id: u64,
     /// The editor's open requests of the agent: their method and session.
@@ -120,21 +120,23 @@ pub async fn run(settings: Settings, command: &[String]) -> i32 {
     };
     let (events, mut inbox) = mpsc::unbounded_channel();
     let (to_agent, agent_lines) = mpsc::unbounded_channel();
-    let agent_writer = pipes::write_lines(agent.stdin, agent_lines);
-    pipes::read_lines(
+    let agent_writer = pipes::write(agent.stdin, agent_lines);
+    pipes::read(
         agent.stdout,
         events.clone(),
         Event::Agent,
+        agent_line_matters,
         Event::AgentClosed,
     );
     let (editor, editor_writer) = match settings.mode {
         Mode::Beside { .. } => {
             let (to_editor, editor_lines) = mpsc::unbounded_channel();
-            let writer = pipes::write_lines(tokio::io::stdout(), editor_lines);
-            pipes::read_lines(
+            let writer = pipes::write_blocking(std::io::stdout(), editor_lines);
+            pipes::read(
                 tokio::io::stdin(),
                 events.clone(),
                 Event::Editor,
+                pipes::every_line,
                 Event::EditorClosed,
             );
             (Some(to_editor), Some(writer))
@@ -232,6 +234,23 @@ fn signals(events: UnboundedSender<Event>) {
     }
 }
 
+/// Whether the relay must read an agent's line: one that may be a request, an answer or the agent's message text.
+/// Most of a stream is updates the relay needs nothing of, passed on unread.
+fn agent_line_matters(line: &[u8]) -> bool {
+    use std::sync::LazyLock;
+    static ID: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(b"\"id\""));
+    static TEXT: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(b"agent_message_chunk"));
+    ID.find(line).is_some() || TEXT.find(line).is_some()
+}
+
+fn with_newline(line: String) -> Vec<u8> {
+    let mut bytes = line.into_bytes();
+    bytes.push(b'\n');
+    bytes
+}
+
 fn say(line: &str) {
     eprintln!("arbiter acp: {line}");
 }
@@ -265,13 +284,13 @@ impl Relay {
 
     fn to_editor(&self, line: String) {
         if let Some(editor) = &self.editor {
-            let _ = editor.send(line);
+            let _ = editor.send(with_newline(line));
         }
     }
 
     fn to_agent(&self, line: String) {
         if let Some(agent) = &self.agent {
-            let _ = agent.send(line);
+            let _ = agent.send(with_newline(line));
         }
     }
 
@@ -299,8 +318,22 @@ impl Relay {
 
     fn on(&mut self, event: Event) {
         match event {
-            Event::Editor(line) => self.editor_said(line),
-            Event::Agent(line) => self.agent_said(line),
+            Event::Editor(Piece::Line(line)) => self.editor_said(line),
+            Event::Agent(Piece::Line(line)) => self.agent_said(line),
+            // Lines that need nothing of the relay (every editor line is read; most of an agent's stream is not).
+            Event::Editor(Piece::Pass(bytes)) => {
+                if let Some(agent) = &self.agent {
+                    let _ = agent.send(bytes);
+                }
+            }
+            Event::Agent(Piece::Pass(bytes)) => {
+                if self.headless() {
+                    return;
+                }
+                if let Some(editor) = &self.editor {
+                    let _ = editor.send(bytes);
+                }
+            }
             Event::Ruled(key, answer, warnings) => self.ruled(&key, answer, &warnings),
             Event::PhoneDue(key) => self.phone_due(&key),
             Event::Phoned(key, answer) => self.phoned(&key, answer),
@@ -367,12 +400,6 @@ impl Relay {
     }
 
     fn agent_said(&mut self, line: String) {
-        // Most of a stream is updates the relay needs nothing of: only lines that may be requests, answers or the
-        // agent's message text are read.
-        let may_matter = line.contains("\"id\"") || line.contains("agent_message_chunk");
-        if !may_matter {
-            return self.to_editor(line);
-        }
         match jsonrpc::read(&line) {
             Message::Request { id, method, params } if method == "session/request_permission" => {
                 self.permission_asked(id, line, &params);

@@ -158,7 +158,11 @@ impl Relay {
         for (_, (id, method, _)) in self.asked.drain() {
             let why = format!("the agent exited before answering `{method}`");
             if let Some(editor) = &self.editor {
-                let _ = editor.send(jsonrpc::error(&id, jsonrpc::INTERNAL_ERROR, &why));
+                let _ = editor.send(super::with_newline(jsonrpc::error(
+                    &id,
+                    jsonrpc::INTERNAL_ERROR,
+                    &why,
+                )));
             }
         }
     }
