@@ -412,23 +412,39 @@ async fn no_daemon_a_plain_relay(agent: Agent) {
     assert!(queue.files("pending").is_empty() && queue.files("completed").is_empty());
 }
 
-mod gemini {
+/// The three tests every ACP agent runs: a phone-first allow, a phone deny, the editor first.
+macro_rules! each_agent {
+    ($($module:ident: $agent:expr;)*) => {$(
+        mod $module {
+            use super::*;
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn a_permission_allowed_on_the_phone_runs_and_the_editors_copy_is_cancelled() {
+                allowed_on_the_phone($agent).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn a_permission_denied_on_the_phone_does_not_run() {
+                denied_on_the_phone($agent).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn an_answer_in_the_editor_first_withdraws_the_plan() {
+                answered_in_the_editor_first($agent).await;
+            }
+        }
+    )*};
+}
+
+each_agent! {
+    gemini: Agent::Gemini;
+    qwen: Agent::Qwen;
+    opencode: Agent::OpenCode;
+}
+
+/// What one agent's run shows for all: Gemini CLI, the quickest to start.
+mod gemini_only {
     use super::*;
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_permission_allowed_on_the_phone_runs_and_the_editors_copy_is_cancelled() {
-        allowed_on_the_phone(Agent::Gemini).await;
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_permission_denied_on_the_phone_does_not_run() {
-        denied_on_the_phone(Agent::Gemini).await;
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn an_answer_in_the_editor_first_withdraws_the_plan() {
-        answered_in_the_editor_first(Agent::Gemini).await;
-    }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn an_editor_answering_within_phone_after_leaves_the_phone_alone() {
@@ -453,43 +469,5 @@ mod gemini {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn without_a_daemon_it_is_a_plain_relay() {
         no_daemon_a_plain_relay(Agent::Gemini).await;
-    }
-}
-
-mod qwen {
-    use super::*;
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_permission_allowed_on_the_phone_runs_and_the_editors_copy_is_cancelled() {
-        allowed_on_the_phone(Agent::Qwen).await;
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_permission_denied_on_the_phone_does_not_run() {
-        denied_on_the_phone(Agent::Qwen).await;
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn an_answer_in_the_editor_first_withdraws_the_plan() {
-        answered_in_the_editor_first(Agent::Qwen).await;
-    }
-}
-
-mod opencode {
-    use super::*;
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_permission_allowed_on_the_phone_runs_and_the_editors_copy_is_cancelled() {
-        allowed_on_the_phone(Agent::OpenCode).await;
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_permission_denied_on_the_phone_does_not_run() {
-        denied_on_the_phone(Agent::OpenCode).await;
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn an_answer_in_the_editor_first_withdraws_the_plan() {
-        answered_in_the_editor_first(Agent::OpenCode).await;
     }
 }
