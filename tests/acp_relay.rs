@@ -271,3 +271,22 @@ async fn a_hook_under_the_relay_steps_aside() {
     assert!(d.queue.files("pending").is_empty() && d.queue.files("completed").is_empty());
     assert!(d.chat().is_empty(), "{}", d.transcript());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_editors_session_cancel_withdraws_the_sessions_plans() {
+    let d = Running::start(TempQueue::new()).await;
+    let mut relay = Relay::start(d.queue.root());
+    relay.open_session();
+    relay.prompt(2, "ask");
+    let shown = d.wait_message(|m| m.plain.contains("touch x.txt")).await;
+    relay.send(r#"{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"sess-1"}}"#);
+    d.wait_message(|m| {
+        m.message_id == shown.message_id && m.plain.contains("the editor cancelled the turn")
+    })
+    .await;
+    crate::support::assert_withdrawn(&d.queue, "the editor cancelled the turn");
+    assert!(
+        relay.agent_log().contains("session/cancel"),
+        "passed on to the agent"
+    );
+}
