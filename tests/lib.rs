@@ -42,6 +42,7 @@ mod daemon_revise;
 mod daemon_rules;
 mod daemon_stats;
 mod daemon_withdraw;
+mod demo_phone;
 mod examples;
 mod frameworks;
 mod mcp;

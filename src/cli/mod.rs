@@ -57,7 +57,11 @@ pub enum Command {
     /// Run the Telegram daemon (config: --config FILE, ARBITER_CONFIG, or ARBITER_HOME/config.json).
     Run,
     /// The whole loop offline: daemon + embedded fake Telegram + a scripted owner; prints every view.
-    Demo,
+    Demo {
+        /// Also write the conversation as the owner's phone shows it, as one HTML page.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+    },
     /// First-time set-up: the arbiter home, config.json (mode 0600) and optionally a systemd user unit.
     Init(init::InitArgs),
     /// Check decision files and print what the daemon would report (exit 1 on any error).
@@ -213,7 +217,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Init(args) => init::run(args, cli.queue),
         Command::Hook { command } => Ok(hook::run(queue, command)?),
         Command::Acp(args) => acp::run(queue, args),
-        Command::Demo => Ok(crate::demo::run(&mut std::io::stdout())?),
+        Command::Demo { html } => Ok(crate::demo::run(&mut std::io::stdout(), html.as_deref())?),
         Command::Push { file, json, revise } => push::run(queue, &file, json, revise.as_deref()),
         Command::Status { id, json } => show::status(queue, &id, json),
         Command::Get { id, json } => show::get(queue, &id, json),

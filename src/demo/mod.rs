@@ -13,9 +13,9 @@ use crate::queue::Queue;
 use crate::queue::watcher::Mode;
 
 /// The example plan (docs/file-format.md): "API Design Decisions", three decisions.
-pub const EXAMPLE_PLAN: &str = include_str!("../tests/fixtures/spec-example.md");
+pub const EXAMPLE_PLAN: &str = include_str!("../../tests/fixtures/spec-example.md");
 /// A plan whose context uses the Markdown agents write (bold, code, links, a table, a diff, a quote, a list).
-const RICH_PLAN: &str = include_str!("../tests/fixtures/rich-context.md");
+const RICH_PLAN: &str = include_str!("../../tests/fixtures/rich-context.md");
 const OWNER: i64 = 93533553;
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -28,19 +28,29 @@ pub enum DemoError {
     Step(String),
 }
 
-/// Runs the demo, writing the transcript to `out`.
-pub fn run(out: &mut dyn Write) -> Result<(), DemoError> {
+mod phone;
+
+/// Runs the demo, writing the transcript to `out`, and with `html` the conversation as the phone shows it
+/// ([`phone`]).
+pub fn run(out: &mut dyn Write, html: Option<&std::path::Path>) -> Result<(), DemoError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| DemoError::Setup(e.to_string()))?;
-    runtime.block_on(script(out))
+    let items = runtime.block_on(script(out))?;
+    if let Some(path) = html {
+        std::fs::write(path, phone::page(&items))
+            .map_err(|e| DemoError::Step(format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(())
 }
 
 struct Owner<'a> {
     fake: FakeBot,
     out: &'a mut dyn Write,
+    /// The conversation, for the phone's picture.
+    phone: Vec<phone::Item>,
 }
 
 impl Owner<'_> {
@@ -49,6 +59,7 @@ impl Owner<'_> {
     }
 
     fn show(&mut self, title: &str, m: &SentMessage) {
+        self.phone.push(phone::Item::View(Box::new(m.clone())));
         let body = m
             .render()
             .lines()
@@ -85,6 +96,7 @@ impl Owner<'_> {
     /// Taps a button and waits until Telegram (the fake) has the callback answered.
     async fn tap(&mut self, message: i32, label: &str) -> Result<(), DemoError> {
         self.say(&format!("\n👆 owner taps [{label}]"));
+        self.phone.push(phone::Item::Tap(label.to_owned()));
         let id = self
             .fake
             .tap_label(OWNER, message, label)
@@ -160,7 +172,7 @@ fn formatting(m: &SentMessage) -> String {
     shown.join(" · ")
 }
 
-async fn script(out: &mut dyn Write) -> Result<(), DemoError> {
+async fn script(out: &mut dyn Write) -> Result<Vec<phone::Item>, DemoError> {
     let home = tempfile::tempdir().map_err(|e| DemoError::Setup(e.to_string()))?;
     let queue_dir = home.path().join("queue");
     let queue = Queue::open(&queue_dir, true).map_err(|e| DemoError::Setup(e.to_string()))?;
@@ -194,6 +206,7 @@ async fn script(out: &mut dyn Write) -> Result<(), DemoError> {
     let mut o = Owner {
         fake: fake.clone(),
         out,
+        phone: Vec::new(),
     };
     o.say("Arbiter Zebu demo — the real daemon against an embedded fake Telegram on 127.0.0.1.");
     o.say(&format!(
@@ -205,6 +218,7 @@ async fn script(out: &mut dyn Write) -> Result<(), DemoError> {
     o.show("start-up message", &summary);
 
     o.say("\n💬 owner sends /start");
+    o.phone.push(phone::Item::Sent("/start".to_owned()));
     fake.send_text(OWNER, "/start");
     let q = o
         .wait("the queue view", |m| m.plain.contains("Decision Queue"))
@@ -293,5 +307,5 @@ async fn script(out: &mut dyn Write) -> Result<(), DemoError> {
     }
     o.say("\nDone: every answer is in the file, the plan is in completed/, and the agent has its notification;");
     o.say("the Markdown plan is still pending, its file sent to the owner as a document.");
-    Ok(())
+    Ok(o.phone)
 }
