@@ -26,6 +26,7 @@ pub(crate) mod init;
 pub mod mcp;
 pub mod plan;
 pub mod queue;
+pub mod remote;
 pub mod quiet;
 pub(crate) mod schedule;
 mod serde_message;

@@ -320,6 +320,40 @@ impl Access {
     }
 }
 
+/// Who calls the agent tools (MCP, the CLI, a hook): decides which plans the caller reaches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Caller {
+    /// This machine: the agent commands on the queue's folder, `arbiter mcp` on stdio.
+    Local,
+    /// A `web.agentTokens` token (MCP over HTTP): that agent's name, the default `agent` of its plans; it reaches
+    /// every plan, as the local commands do.
+    Agent(String),
+    /// A machine's token (`arbiter token add NAME`): it pushes plans that carry `machine: NAME`, and reads, awaits
+    /// and withdraws those and nothing else.
+    Machine(String),
+}
+
+impl Caller {
+    /// May this caller read, await or withdraw `plan` (and read its notify file)? Never an answer: no agent tool
+    /// answers a plan.
+    #[must_use]
+    pub fn reaches(&self, plan: &Plan) -> bool {
+        match self {
+            Caller::Local | Caller::Agent(_) => true,
+            Caller::Machine(name) => plan.machine.as_deref() == Some(name.as_str()),
+        }
+    }
+
+    /// The machine a plan this caller pushes carries.
+    #[must_use]
+    pub fn machine(&self) -> Option<&str> {
+        match self {
+            Caller::Machine(name) => Some(name),
+            Caller::Local | Caller::Agent(_) => None,
+        }
+    }
+}
+
 #[cfg(test)]
 #[path = "access_tests.rs"]
 mod tests;

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use crate::plan::Plan;
 use crate::queue::{self, Loaded, Queue, StoreError};
 
-pub use access::{Access, Refusal, Role};
+pub use access::{Access, Caller, Refusal, Role};
 pub use outcome::{Outcome, Tell};
 pub use recover::{RECOVERED, recover_unrecorded};
 pub use withdraw::withdraw;
@@ -229,6 +229,12 @@ impl Actions {
             access: Arc::new(access),
             grant_minutes: rules::GRANT_MINUTES,
         }
+    }
+
+    /// How long `⏱ Allow <agent> for N min` allows (config `rules.grantMinutes`).
+    #[must_use]
+    pub fn grant_minutes(&self) -> u32 {
+        self.grant_minutes
     }
 
     /// These actions with grants of at most `minutes` (config `rules.grantMinutes`).

@@ -62,6 +62,28 @@ pub fn fill(text: &str, plan: &Plan, id: &str, now: &str) -> String {
     out.concat()
 }
 
+/// `text` with the top-level frontmatter key `key` set to `value` (a plain scalar): its line rewritten, or
+/// inserted at the frontmatter's end. A text that does not read as a plan is returned as it is (its push then
+/// says why).
+#[must_use]
+pub fn set_key(text: &str, key: &str, value: &str) -> String {
+    let Ok(plan) = crate::plan::parse(text, "") else {
+        return text.to_owned();
+    };
+    let all = lines::split(text);
+    let eol = lines::file_ending(&all);
+    let fm = plan.frontmatter_lines.clone();
+    let mut out: Vec<String> = all.iter().map(|l| (*l).to_owned()).collect();
+    match fm.clone().find(|&i| top_key(all[i]) == Some(key)) {
+        Some(i) => out[i] = rewrite(all[i], &scalar(value)),
+        None if fm.start == 0 => {
+            return format!("---{eol}{key}: {}{eol}---{eol}{text}", scalar(value));
+        }
+        None => out.insert(fm.end, format!("{key}: {}{eol}", scalar(value))),
+    }
+    out.concat()
+}
+
 /// The key of an unindented `key: value` frontmatter line.
 fn top_key(line: &str) -> Option<&str> {
     let c = lines::content(line);
@@ -119,6 +141,23 @@ mod tests {
             "---\r\nid: x\r\ntotal: 2 # derived\r\nversion: 1\r\nstatus: pending\r\n\
              created_at: 2026-02-01T10:00:00Z\r\nupdated_at: 2026-02-01T10:00:00Z\r\n\
              completed_at: null\r\nanswered: 0\r\nremaining: 2\r\n---\r\n## A\r\n## B\r\n"
+        );
+    }
+
+    #[test]
+    fn a_key_is_set_in_place_or_added() {
+        let text = "---\ntitle: Q\nmachine: mine  # x\n---\n## A\n";
+        assert_eq!(
+            set_key(text, "machine", "devbox"),
+            "---\ntitle: Q\nmachine: devbox  # x\n---\n## A\n"
+        );
+        assert_eq!(
+            set_key("---\ntitle: Q\n---\n## A\n", "machine", "devbox"),
+            "---\ntitle: Q\nmachine: devbox\n---\n## A\n"
+        );
+        assert_eq!(
+            set_key("# Q\n\n## A\n", "machine", "devbox"),
+            "---\nmachine: devbox\n---\n# Q\n\n## A\n"
         );
     }
 

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 use crate::queue::StoreError;
 
-pub use push::{Pushed, push, push_spec};
+pub use push::{Pushed, push, push_from, push_spec};
 pub use queue_dir::resolve_queue_dir;
 pub use revise::{revise, revise_spec};
 pub use wait::{WaitOutcome, wait_for_completion};

@@ -5,13 +5,13 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::plan::{Decision, DecisionStatus, Kind, Plan};
 use crate::queue::{Loaded, Location};
 
 /// A plan's state and counts (`arbiter status --json`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct StatusReport {
     pub id: String,
     pub title: String,
@@ -27,26 +27,26 @@ pub struct StatusReport {
     pub location: String,
     /// 1 for a plan as first pushed, N+1 for the agent's revision of revision N (left out while it is 1, so a
     /// plan never revised reads as it always did).
-    #[serde(skip_serializing_if = "is_first")]
+    #[serde(default = "first", skip_serializing_if = "is_first")]
     pub revision: u32,
     /// The owner's request for changes: on a plan sent back (`status: changes_requested`), and on the revision
     /// that answers it.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feedback: Option<String>,
     /// Telegram user id of whoever asked for the changes.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feedback_by: Option<String>,
     /// When the changes were asked for (RFC 3339, UTC).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feedback_at: Option<String>,
     /// Who took the plan back unanswered (`agent:<name>`), on a withdrawn plan.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub withdrawn_by: Option<String>,
     /// When it was withdrawn (RFC 3339, UTC).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub withdrawn_at: Option<String>,
     /// Why, as its agent said.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub withdraw_reason: Option<String>,
     pub path: PathBuf,
     pub created_at: Option<String>,
@@ -67,7 +67,7 @@ pub struct StatusReport {
 }
 
 /// One decision's state and answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct DecisionReport {
     pub id: String,
     pub title: String,
@@ -79,11 +79,11 @@ pub struct DecisionReport {
     /// True when the answer is not one of the option keys (typed by the human).
     pub custom: bool,
     /// The decision's kind when it is not `choice`: multi | text | number | boolean | edit.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// An `edit` decision: true when the human edited the proposal, false when they approved it as is (absent
     /// when an option was picked).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edited: Option<bool>,
     pub answered_at: Option<String>,
     /// Telegram user id of whoever answered.
@@ -95,7 +95,7 @@ pub struct DecisionReport {
 }
 
 /// A plan's state, counts and answers (`arbiter get --json`, `arbiter await --json`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct AnswersReport {
     #[serde(flatten)]
     pub plan: StatusReport,
@@ -103,12 +103,12 @@ pub struct AnswersReport {
     /// decision id → answer, typed as in `decisions` (null when skipped or not answered yet).
     pub answers: BTreeMap<String, Option<serde_json::Value>>,
     /// `declined` when an elicitation was declined as a whole.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<String>,
     /// An elicitation request's result, as MCP defines it: `{"action": "accept", "content": {...}}` once
     /// completed (skipped optional fields left out), `{"action": "decline"}`; absent for other plans and while
     /// pending.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elicitation: Option<serde_json::Value>,
 }
 
@@ -323,6 +323,10 @@ fn one_line(s: &str) -> String {
 
 /// Whether `revision` is the first (serde's `skip_serializing_if` takes a reference).
 #[allow(clippy::trivially_copy_pass_by_ref)]
+fn first() -> u32 {
+    1
+}
+
 fn is_first(revision: &u32) -> bool {
     *revision == 1
 }

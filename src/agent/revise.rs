@@ -6,7 +6,7 @@
 //! (in returned/) goes back into pending/; a plan still pending is revised in place (the agent changed its mind).
 //! A completed plan, an unknown id or another agent's plan is refused and nothing is written.
 
-use crate::plan::{self, Plan, PlanStatus, parse};
+use crate::plan::{self, Outline as _, Plan, PlanStatus, parse};
 use crate::queue::audit::{self, Change};
 use crate::queue::{Loaded, Location, Queue, Revised, StoreError};
 
@@ -99,7 +99,7 @@ fn revise_text(
             Revised::Written(path) => path,
             Revised::Changed => continue,
         };
-        let actor = format!("agent:{}", plan.agent.as_deref().unwrap_or("unknown"));
+        let actor = format!("agent:{}", plan.asker().as_deref().unwrap_or("unknown"));
         let change = Change {
             at: now,
             actor: &actor,

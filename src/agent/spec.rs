@@ -37,6 +37,10 @@ pub struct PlanSpec {
     /// Who asks (default `agent`; over MCP on HTTP, the name of the bearer token); the first part of the file name.
     #[serde(default)]
     pub agent: Option<String>,
+    /// The machine token the plan comes with (set by the daemon, never read from the JSON).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub machine: Option<String>,
     /// The asking agent's session.
     #[serde(default)]
     pub session: Option<String>,

@@ -81,6 +81,7 @@ impl Common {
                 tag: None,
                 deadline: Some(duration::format(self.timeout)),
                 grant_minutes: None,
+                machine: None,
             },
         }
     }

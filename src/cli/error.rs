@@ -72,6 +72,12 @@ pub enum CliError {
     /// `acp`: the relay could not start (a bad folder, no daemon for `acp run`).
     #[error("{0}")]
     Acp(String),
+    /// `token`: a bad machine name, a name taken or unknown, a token file that does not read.
+    #[error(transparent)]
+    Token(#[from] crate::mcp::machines::MachinesError),
+    /// An agent command against a daemon on another machine (`--server`) failed: the line names the URL and why.
+    #[error(transparent)]
+    Remote(#[from] crate::remote::RemoteError),
 }
 
 impl From<HookFailure> for CliError {
@@ -103,7 +109,8 @@ impl CliError {
                 | InitError::InvalidApiUrl(_),
             ) => exit::INVALID,
             CliError::WebLogin(e) if e.is_invalid_input() => exit::INVALID,
-            CliError::Acp(_) => exit::INVALID,
+            CliError::Acp(_) | CliError::Remote(_) => exit::INVALID,
+            CliError::Token(crate::mcp::machines::MachinesError::BadName(_)) => exit::INVALID,
             CliError::TimedOut(_) => exit::TIMEOUT,
             CliError::ChangesRequested(_) => exit::CHANGES_REQUESTED,
             CliError::Withdrawn(_) => exit::WITHDRAWN,
@@ -117,6 +124,7 @@ impl CliError {
             | CliError::WebLogin(_)
             | CliError::Audit(_)
             | CliError::Rules(_)
+            | CliError::Token(_)
             | CliError::Lint(_) => exit::FAILURE,
         }
     }

@@ -135,6 +135,42 @@ pub fn run(queue: super::At<'_>, command: HookCommand) -> Result<(), HookFailure
         ));
         return Ok(());
     }
+    let fell_back = |reason: String| HookFallback {
+        agent: Some(name),
+        answer_as: answer_as(dialect, &text, event.as_deref()),
+        reason,
+    };
+    let server = crate::remote::Server::from(queue.remote, &crate::remote::process_env)
+        .map_err(|e| fell_back(e.to_string()))?;
+    if let Some(server) = server {
+        // A call that needs no one needs no daemon either.
+        if matches!(dialect.parse(&text, event.as_deref()), Ok(hook::core::Prompt::Pass)) {
+            return Ok(());
+        }
+        let request = crate::remote::hook::HookRequest {
+            agent: name.to_owned(),
+            event: event.clone(),
+            input: text.clone(),
+            files: hook::core::files::Sent::default(),
+            timeout_seconds: args.timeout.as_secs(),
+            stop_timeout_seconds: args.stop_timeout.as_secs(),
+            on_timeout: match args.on_timeout {
+                Fallback::Allow => "allow",
+                Fallback::Deny => "deny",
+                Fallback::Ask => "ask",
+            }
+            .to_owned(),
+            priority: args.priority,
+            tag: args.tag,
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| fell_back(format!("cannot start the tokio runtime: {e}")))?;
+        let answer_as = answer_as(dialect, &text, event.as_deref());
+        print(&runtime.block_on(crate::remote::hook::ask(&server, dialect, answer_as, request)));
+        return Ok(());
+    }
     let options = HookOptions {
         timeout: args.timeout,
         timeout_label: duration::format(args.timeout),
@@ -150,6 +186,7 @@ pub fn run(queue: super::At<'_>, command: HookCommand) -> Result<(), HookFailure
             tag: args.tag,
             deadline: Some(duration::format(args.timeout)),
             grant_minutes: configured_grant_minutes(queue.config),
+            machine: None,
         },
     };
     let runtime = tokio::runtime::Builder::new_current_thread()

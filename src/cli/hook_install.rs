@@ -13,6 +13,52 @@ use crate::agent::hook::install::{self, Entry, Layout, Unit};
 use super::duration;
 use super::hook_flags::{DEFAULT_STOP_TIMEOUT, Fallback, InstallArgs};
 
+/// How the installed hook reaches the daemon: `--queue DIR` (the queue resolved now), or, with `--server`, the
+/// server, the token file and the CA file, each checked now (the token itself never goes into the command).
+fn reaching(at: super::At<'_>) -> Result<String, AgentError> {
+    let env = crate::remote::process_env;
+    let server = at.remote.server.map(str::to_owned).or_else(|| env("ARBITER_SERVER"));
+    let Some(server) = server.filter(|s| !s.trim().is_empty()) else {
+        let queue_dir = crate::agent::resolve_queue_dir(at.queue, at.config, &crate::config::process_env)?;
+        let queue_dir = std::path::absolute(&queue_dir).unwrap_or(queue_dir);
+        return Ok(format!("--queue {}", install::shell_quote(&queue_dir.to_string_lossy())));
+    };
+    let absolute = |p: PathBuf| std::path::absolute(&p).unwrap_or(p);
+    let Some(token_file) = at
+        .remote
+        .token_file
+        .map(Path::to_path_buf)
+        .or_else(|| env("ARBITER_TOKEN_FILE").map(PathBuf::from))
+        .map(absolute)
+    else {
+        return Err(AgentError::Invalid(format!(
+            "--server {server}: the hooks need --token-file PATH (a file holding the token `arbiter token add` \
+             printed; a token in the hook's command would show in `ps`)"
+        )));
+    };
+    let ca_file = at
+        .remote
+        .ca_file
+        .map(Path::to_path_buf)
+        .or_else(|| env("ARBITER_CA_FILE").map(PathBuf::from))
+        .map(absolute);
+    let flags = crate::remote::Flags {
+        server: Some(&server),
+        token_file: Some(&token_file),
+        ca_file: ca_file.as_deref(),
+    };
+    crate::remote::Server::from(flags, &|_| None).map_err(|e| AgentError::Invalid(e.to_string()))?;
+    let mut out = format!(
+        "--server {} --token-file {}",
+        install::shell_quote(server.trim()),
+        install::shell_quote(&token_file.to_string_lossy())
+    );
+    if let Some(ca) = ca_file {
+        out.push_str(&format!(" --ca-file {}", install::shell_quote(&ca.to_string_lossy())));
+    }
+    Ok(out)
+}
+
 /// `hook AGENT install`: the hook commands (this binary, the queue resolved now, the flags given) merged into the
 /// agent's hook file, written atomically; `--dry-run` prints the file instead.
 pub(super) fn run(
@@ -23,18 +69,15 @@ pub(super) fn run(
     let agent = dialect.agent();
     let spec = dialect.install();
     let file = hook_file(&spec, args.project.as_deref())?;
-    let queue_dir =
-        crate::agent::resolve_queue_dir(queue.queue, queue.config, &crate::config::process_env)?;
-    let queue_dir = std::path::absolute(&queue_dir).unwrap_or(queue_dir);
     let exe = std::env::current_exe().map_err(|source| AgentError::Io {
         path: PathBuf::from("arbiter"),
         source,
     })?;
     let hook = &args.hook;
     let mut command = format!(
-        "{} --queue {} hook {} --timeout {}",
+        "{} {} hook {} --timeout {}",
         install::shell_quote(&exe.to_string_lossy()),
-        install::shell_quote(&queue_dir.to_string_lossy()),
+        reaching(queue)?,
         agent.name,
         duration::format(hook.timeout)
     );

@@ -9,6 +9,9 @@ use std::sync::Arc;
 use crate::queue::Loaded;
 
 pub fn run(queue: super::At<'_>, json: bool) -> Result<(), CliError> {
+    if let Some(server) = super::remote::server(queue)? {
+        return super::remote::list(&server, json);
+    }
     let scan = super::open_queue(queue)?.scan_pending()?;
     for problem in &scan.problems {
         eprintln!("arbiter: warning: {}", problem.diagnostic);
@@ -21,26 +24,26 @@ pub fn run(queue: super::At<'_>, json: bool) -> Result<(), CliError> {
         let reports: Vec<StatusReport> = plans.iter().map(StatusReport::of).collect();
         super::print_json(&reports)?;
     } else {
-        print!("{}", table(&plans, Utc::now()));
+        let reports: Vec<StatusReport> = plans.iter().map(StatusReport::of).collect();
+        print!("{}", table(&reports, Utc::now()));
     }
     Ok(())
 }
 
 /// The table: priority, tag, title, progress, age and id; most urgent first, then oldest first.
 #[must_use]
-pub fn table(plans: &[Loaded], now: DateTime<Utc>) -> String {
+pub fn table(plans: &[StatusReport], now: DateTime<Utc>) -> String {
     if plans.is_empty() {
         return "no pending plans\n".to_owned();
     }
     let header = ["PRIORITY", "TAG", "TITLE", "PROGRESS", "AGE", "ID"].map(str::to_owned);
     let mut rows = vec![header];
-    for l in plans {
-        let p = &l.plan;
+    for p in plans {
         rows.push([
-            p.priority.as_str().to_owned(),
+            p.priority.clone(),
             p.tag.clone().unwrap_or_else(|| "-".to_owned()),
             cut(&p.title, 48),
-            format!("{}/{}", p.answered(), p.decisions.len()),
+            format!("{}/{}", p.answered, p.total),
             p.created_at
                 .as_deref()
                 .map_or_else(|| "-".to_owned(), |t| age(t, now)),

@@ -25,11 +25,13 @@ mod lint;
 mod list;
 mod notifications;
 mod push;
+mod remote;
 mod rules;
 mod run;
 mod show;
 mod stats;
 mod table;
+mod token;
 mod wait;
 mod web_login;
 mod withdraw;
@@ -48,6 +50,18 @@ pub struct Cli {
     /// ARBITER_CONFIG, else ARBITER_HOME/config.json.
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// The daemon of an agent on another machine (else ARBITER_SERVER): the agent commands, `mcp`, the hooks and
+    /// `acp` reach it over HTTPS (http:// to a loopback address only) instead of a queue folder.
+    #[arg(long, global = true, value_name = "URL")]
+    pub server: Option<String>,
+    /// The file holding this machine's token for --server (else ARBITER_TOKEN_FILE, else ARBITER_TOKEN; never the
+    /// token itself on the command line).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub token_file: Option<PathBuf>,
+    /// The CA certificates (PEM) --server's certificate is checked against (else ARBITER_CA_FILE, else the
+    /// system's roots).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub ca_file: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -179,6 +193,11 @@ pub enum Command {
     /// The ACP relay an editor starts as its agent (`arbiter acp -- gemini --acp`): the editor's permission
     /// requests and finished turns also on the phone; `acp run`: the agent with no editor, Arbiter its only client.
     Acp(acp::AcpArgs),
+    /// The tokens of agents on other machines (`--server`): add one (printed once), list them, revoke one.
+    Token {
+        #[command(subcommand)]
+        command: token::TokenCommand,
+    },
     /// Hook commands for agent tools: the hook input on stdin, the decision on stdout.
     Hook {
         #[command(subcommand)]
@@ -208,6 +227,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
     let queue = At {
         queue: cli.queue.as_deref(),
         config: cli.config.as_deref(),
+        remote: crate::remote::Flags {
+            server: cli.server.as_deref(),
+            token_file: cli.token_file.as_deref(),
+            ca_file: cli.ca_file.as_deref(),
+        },
     };
     let config = cli.config.clone();
     match cli.command {
@@ -247,10 +271,17 @@ fn run(cli: Cli) -> Result<(), CliError> {
             since.as_deref(),
             json,
         ),
-        Command::Mcp => {
-            open_queue(queue).and_then(crate::mcp::run)?;
-            Ok(())
-        }
+        Command::Mcp => match remote::server(queue)? {
+            Some(server) => {
+                crate::mcp::relay::run(&server)?;
+                Ok(())
+            }
+            None => {
+                open_queue(queue).and_then(crate::mcp::run)?;
+                Ok(())
+            }
+        },
+        Command::Token { command } => token::run(queue.config, command),
     }
 }
 
@@ -259,6 +290,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
 pub(crate) struct At<'a> {
     pub queue: Option<&'a Path>,
     pub config: Option<&'a Path>,
+    /// `--server`, `--token-file`, `--ca-file`: a daemon on another machine instead of the queue.
+    pub remote: crate::remote::Flags<'a>,
 }
 
 /// The owner's config file (`--config`, else ARBITER_CONFIG, else the arbiter home's) and its validated

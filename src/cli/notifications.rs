@@ -9,13 +9,27 @@ pub fn run(
     ack: bool,
     json: bool,
 ) -> Result<(), CliError> {
+    if let Some(server) = super::remote::server(queue)? {
+        return super::remote::notifications(&server, session, ack, json);
+    }
     let queue = super::open_queue(queue)?;
     let found = notifications::list(&queue.notify_dir(), session)?;
-    // Only what was printed is acknowledged: a file that can't be read is reported and kept.
+    let printed = print(&found, json)?;
+    if ack {
+        for n in printed {
+            n.ack(&queue)?;
+        }
+    }
+    Ok(())
+}
+
+/// Prints the notify files (`--json`: their frontmatter); returns those printed. Only what was printed is
+/// acknowledged: a file that can't be read is reported and kept.
+pub fn print(found: &[Notification], json: bool) -> Result<Vec<&Notification>, CliError> {
     let mut printed: Vec<&Notification> = Vec::new();
     if json {
         let mut reports = Vec::new();
-        for n in &found {
+        for n in found {
             match n.report() {
                 Ok(report) => {
                     reports.push(report);
@@ -38,10 +52,5 @@ pub fn run(
             printed.push(n);
         }
     }
-    if ack {
-        for n in printed {
-            n.ack(&queue)?;
-        }
-    }
-    Ok(())
+    Ok(printed)
 }

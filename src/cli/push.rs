@@ -29,6 +29,9 @@ pub fn run(
         let source = file.display().to_string();
         (utf8(bytes, &source)?, source)
     };
+    if let Some(server) = super::remote::server(queue)? {
+        return super::remote::push(&server, &text, json, revise);
+    }
     let queue = super::open_queue(queue)?;
     let now = crate::clock::now();
     let pushed = match revise {

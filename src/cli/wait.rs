@@ -13,6 +13,9 @@ pub fn run(
     timeout: Option<Duration>,
     json: bool,
 ) -> Result<(), CliError> {
+    if let Some(server) = super::remote::server(queue)? {
+        return super::remote::wait(&server, id, timeout, json);
+    }
     let queue = super::open_queue(queue)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

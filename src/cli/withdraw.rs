@@ -12,6 +12,9 @@ pub fn run(
     agent: Option<&str>,
     json: bool,
 ) -> Result<(), CliError> {
+    if let Some(server) = super::remote::server(queue)? {
+        return super::remote::withdraw(&server, id, reason.as_deref(), json);
+    }
     let queue = super::open_queue(queue)?;
     let now = crate::clock::now();
     match crate::actions::withdraw(&queue, id, agent, reason.as_deref(), &now) {
@@ -50,10 +53,15 @@ pub fn run(
 #[must_use]
 pub fn withdrawn_text(plan: &crate::plan::Plan) -> String {
     let w = plan.withdrawal.clone().unwrap_or_default();
-    let by = w.by.map(|b| format!(" by {b}")).unwrap_or_default();
-    let why = w
-        .reason
+    withdrawn_line(&plan.id, w.by.as_deref(), w.reason.as_deref())
+}
+
+/// [`withdrawn_text`] of plan `id`, withdrawn `by` for `reason`.
+#[must_use]
+pub fn withdrawn_line(id: &str, by: Option<&str>, reason: Option<&str>) -> String {
+    let by = by.map(|b| format!(" by {b}")).unwrap_or_default();
+    let why = reason
         .map(|r| format!(": {}", r.replace(['\n', '\r'], " ")))
         .unwrap_or_default();
-    format!("plan `{}` was withdrawn{by}{why}", plan.id)
+    format!("plan `{id}` was withdrawn{by}{why}")
 }

@@ -11,7 +11,7 @@
 //! # async fn serve(app: axum::Router, queue: arbiter_zebu::queue::Queue, agent_tokens: BTreeMap<String, SecretToken>,
 //! #     listener: tokio::net::TcpListener) -> std::io::Result<()> {
 //! let stop = CancellationToken::new();
-//! let app = app.merge(arbiter_zebu::mcp::http::router(queue, &agent_tokens, stop.clone()));
+//! let app = app.merge(arbiter_zebu::mcp::http::router(queue, &agent_tokens, None, None, stop.clone()));
 //! axum::serve(listener, app)
 //!     .with_graceful_shutdown(stop.cancelled_owned())
 //!     .await
@@ -40,7 +40,9 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tokio_util::sync::CancellationToken;
 
-use super::server::{ArbiterServer, CallerAgent};
+use super::machines::Machines;
+use super::server::ArbiterServer;
+use crate::actions::Caller;
 use crate::config::SecretToken;
 use crate::queue::Queue;
 
@@ -58,10 +60,13 @@ pub const PATH: &str = "/mcp";
 pub fn router(
     queue: Queue,
     agent_tokens: &BTreeMap<String, SecretToken>,
+    machines: Option<Machines>,
+    grant_minutes: Option<u32>,
     stop: CancellationToken,
 ) -> Router {
+    let mcp_queue = queue.clone();
     let mcp = StreamableHttpService::new(
-        move || Ok(ArbiterServer::new(queue.clone())),
+        move || Ok(ArbiterServer::new(mcp_queue.clone())),
         Arc::new(LocalSessionManager::default()),
         StreamableHttpServerConfig::default()
             .disable_allowed_hosts()
@@ -69,30 +74,50 @@ pub fn router(
     );
     Router::new()
         .route_service(PATH, mcp)
+        .merge(super::hooks::router(queue, grant_minutes))
         .route_layer(middleware::from_fn_with_state(
-            Arc::new(Tokens::new(agent_tokens)),
+            Arc::new(Tokens::new(agent_tokens, machines)),
             authenticate,
         ))
 }
 
-/// The agent tokens, kept as SHA-256 digests so a comparison takes the same time whatever the token's length.
-struct Tokens(Vec<(String, [u8; 32])>);
+/// The agent tokens, kept as SHA-256 digests so a comparison takes the same time whatever the token's length,
+/// and the machine tokens' file, read on every request (a token added or revoked counts from the next one).
+pub(crate) struct Tokens {
+    agents: Vec<(String, [u8; 32])>,
+    machines: Option<Machines>,
+}
 
 impl Tokens {
-    fn new(agent_tokens: &BTreeMap<String, SecretToken>) -> Tokens {
-        Tokens(
-            agent_tokens
+    pub(crate) fn new(
+        agent_tokens: &BTreeMap<String, SecretToken>,
+        machines: Option<Machines>,
+    ) -> Tokens {
+        Tokens {
+            agents: agent_tokens
                 .iter()
                 .map(|(agent, token)| (agent.clone(), digest(token.expose().as_bytes())))
                 .collect(),
-        )
+            machines,
+        }
+    }
+
+    /// Who presents this token: an agent of `web.agentTokens`, else a machine whose token is in force.
+    pub(crate) fn caller(&self, presented: &[u8]) -> Option<Caller> {
+        if let Some(agent) = self.agent(presented) {
+            return Some(Caller::Agent(agent.to_owned()));
+        }
+        self.machines
+            .as_ref()?
+            .check(presented)
+            .map(Caller::Machine)
     }
 
     /// The agent whose token this is. Every token is compared, in constant time, whether or not one matched.
     fn agent(&self, presented: &[u8]) -> Option<&str> {
         let presented = digest(presented);
         let mut found = None;
-        for (agent, token) in &self.0 {
+        for (agent, token) in &self.agents {
             if bool::from(token.ct_eq(&presented)) {
                 found = Some(agent.as_str());
             }
@@ -119,12 +144,12 @@ fn bearer(request: &Request) -> Option<&[u8]> {
 
 /// Lets a request through to MCP only with a known token, naming its agent in the request's extensions;
 /// anything else is a bare 401 that reaches nothing.
-async fn authenticate(
+pub(crate) async fn authenticate(
     State(tokens): State<Arc<Tokens>>,
     mut request: Request,
     next: Next,
 ) -> Response {
-    let Some(agent) = bearer(&request).and_then(|token| tokens.agent(token)) else {
+    let Some(caller) = bearer(&request).and_then(|token| tokens.caller(token)) else {
         tracing::info!(method = %request.method(), "MCP over HTTP: request without a valid token refused");
         return (
             StatusCode::UNAUTHORIZED,
@@ -132,8 +157,7 @@ async fn authenticate(
         )
             .into_response();
     };
-    let agent = CallerAgent(agent.to_owned());
-    request.extensions_mut().insert(agent);
+    request.extensions_mut().insert(caller);
     next.run(request).await
 }
 
@@ -142,10 +166,13 @@ mod tests {
     use super::*;
 
     fn tokens() -> Tokens {
-        Tokens::new(&BTreeMap::from([
-            ("builder".to_owned(), SecretToken::new("s3cret-one")),
-            ("reviewer".to_owned(), SecretToken::new("s3cret-two")),
-        ]))
+        Tokens::new(
+            &BTreeMap::from([
+                ("builder".to_owned(), SecretToken::new("s3cret-one")),
+                ("reviewer".to_owned(), SecretToken::new("s3cret-two")),
+            ]),
+            None,
+        )
     }
 
     fn request(authorization: &[&str]) -> Request {
@@ -170,7 +197,7 @@ mod tests {
         ] {
             assert_eq!(tokens.agent(wrong), None, "{wrong:?}");
         }
-        assert_eq!(Tokens::new(&BTreeMap::new()).agent(b""), None);
+        assert_eq!(Tokens::new(&BTreeMap::new(), None).agent(b""), None);
     }
 
     #[test]

@@ -3,9 +3,12 @@
 //!
 //! On stdio, standard output is the protocol: logs go to standard error only.
 
+mod hooks;
 pub mod http;
+pub mod relay;
+pub mod machines;
 mod progress;
-mod server;
+pub mod server;
 
 use std::process::ExitCode;
 
@@ -15,7 +18,7 @@ use tracing_subscriber::EnvFilter;
 use crate::agent::AgentError;
 use crate::queue::Queue;
 
-pub use server::{ArbiterServer, CallerAgent};
+pub use server::ArbiterServer;
 
 /// Serves MCP on stdin/stdout until the client closes the connection.
 pub fn run(queue: Queue) -> Result<ExitCode, AgentError> {

@@ -18,7 +18,9 @@ use super::progress;
 use crate::agent::report::{AnswersReport, StatusReport};
 use crate::agent::spec::{self, PlanSpec};
 use crate::agent::{self, AgentError, WaitOutcome};
-use crate::queue::Queue;
+use crate::actions::Caller;
+use crate::agent::notifications;
+use crate::queue::{Loaded, Queue, StoreError};
 
 /// `arbiter_await` waits this long when the client does not say.
 pub const DEFAULT_AWAIT: Duration = Duration::from_secs(50);
@@ -66,20 +68,41 @@ struct NotYet {
     message: String,
 }
 
-/// The agent an HTTP request authenticated as (the name of its bearer token): the default `agent` of the plans it
-/// pushes. The HTTP layer puts it in the request's extensions; on stdio there is none.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CallerAgent(pub String);
+/// The arguments of `arbiter_notifications`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NotificationsArgs {
+    /// Only this session's notifications.
+    #[serde(default)]
+    pub session: Option<String>,
+    /// Delete the listed files after returning them.
+    #[serde(default)]
+    pub ack: bool,
+}
 
-impl CallerAgent {
-    /// The caller of a tool call: the HTTP transport hands the tool the request's `http::request::Parts`, whose
-    /// extensions carry what the authentication layer found.
-    fn of(extensions: &Extensions) -> Option<&str> {
-        extensions
-            .get::<axum::http::request::Parts>()?
-            .extensions
-            .get::<CallerAgent>()
-            .map(|caller| caller.0.as_str())
+/// A notify file as `arbiter_notifications` returns it: its name, where it is, its text.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct NotifyFile {
+    pub file: String,
+    pub path: std::path::PathBuf,
+    pub content: String,
+}
+
+/// The caller of a tool call: the HTTP transport hands the tool the request's `http::request::Parts`, whose
+/// extensions carry what the authentication layer found; on stdio there is none, the caller is local.
+fn caller_of(extensions: &Extensions) -> Caller {
+    extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Caller>())
+        .cloned()
+        .unwrap_or(Caller::Local)
+}
+
+/// Plan `id`, if `caller` reaches it; a plan it does not reach reads as no plan at all.
+fn reachable(queue: &Queue, id: &str, caller: &Caller) -> Result<Loaded, String> {
+    match queue.find(id) {
+        Ok(loaded) if caller.reaches(&loaded.plan) => Ok(loaded),
+        Ok(_) => Err(message(&StoreError::NotFound(id.to_owned()).into())),
+        Err(e) => Err(message(&e.into())),
     }
 }
 
@@ -141,6 +164,14 @@ fn push_schema() -> Arc<JsonObject> {
     }
     if let Some(serde_json::Value::Object(properties)) = schema.get_mut("properties") {
         properties.insert(
+            "markdown".into(),
+            serde_json::json!({
+                "type": "string",
+                "description": "The plan as a decision file (Markdown with YAML frontmatter, as `arbiter push` \
+                                reads it), instead of the JSON keys."
+            }),
+        );
+        properties.insert(
             "revise".into(),
             serde_json::json!({
                 "type": "string",
@@ -154,7 +185,8 @@ fn push_schema() -> Arc<JsonObject> {
         "anyOf".into(),
         serde_json::json!([
             {"required": ["title", "decisions"]},
-            {"required": ["message", "requestedSchema"]}
+            {"required": ["message", "requestedSchema"]},
+            {"required": ["markdown"]}
         ]),
     );
     Arc::new(schema)
@@ -166,7 +198,7 @@ impl ArbiterServer {
     pub fn new(queue: Queue) -> ArbiterServer {
         ArbiterServer {
             queue,
-            tool_router: Self::tool_router(),
+            tool_router: Self::tool_router() + Self::listing_router(),
         }
     }
 
@@ -194,12 +226,35 @@ impl ArbiterServer {
                 )));
             }
         };
+        let caller = caller_of(&extensions);
+        let queue = self.queue.clone();
+        if let Some(id) = &revise {
+            let (queue, id, caller) = (queue.clone(), id.clone(), caller.clone());
+            blocking(move || reachable(&queue, &id, &caller).map(drop)).await?;
+        }
+        // A plan as Markdown (the decision file format), as `arbiter push` reads it.
+        if let Some(markdown) = args.remove("markdown") {
+            let Some(text) = markdown.as_str().map(str::to_owned) else {
+                return Err(message(&AgentError::Invalid(
+                    "`markdown` must be the plan's text (a string)".into(),
+                )));
+            };
+            let pushed = blocking(move || {
+                let now = crate::clock::now();
+                agent::push_from(&queue, &text, revise.as_deref(), caller.machine(), &now)
+                    .map_err(|e| message(&e))
+            })
+            .await?;
+            return structured(&pushed);
+        }
         let mut spec = spec::from_value(serde_json::Value::Object(args))
             .map_err(|e| message(&AgentError::Invalid(e.to_string())))?;
-        if spec.agent.is_none() {
-            spec.agent = CallerAgent::of(&extensions).map(str::to_owned);
+        if let Caller::Agent(name) = &caller
+            && spec.agent.is_none()
+        {
+            spec.agent = Some(name.clone());
         }
-        let queue = self.queue.clone();
+        spec.machine = caller.machine().map(str::to_owned);
         let pushed = blocking(move || {
             let now = crate::clock::now();
             match revise {
@@ -216,9 +271,13 @@ impl ArbiterServer {
         description = "A plan's status (pending, in_progress, completed, changes_requested) and its counts: total, answered, \
                           skipped, remaining."
     )]
-    async fn arbiter_status(&self, Parameters(args): Parameters<IdArgs>) -> ToolResult {
-        let queue = self.queue.clone();
-        let loaded = blocking(move || queue.find(&args.id).map_err(|e| message(&e.into()))).await?;
+    async fn arbiter_status(
+        &self,
+        extensions: Extensions,
+        Parameters(args): Parameters<IdArgs>,
+    ) -> ToolResult {
+        let (queue, caller) = (self.queue.clone(), caller_of(&extensions));
+        let loaded = blocking(move || reachable(&queue, &args.id, &caller)).await?;
         structured(&StatusReport::of(&loaded))
     }
 
@@ -228,9 +287,13 @@ impl ArbiterServer {
                           `note` is a person's note, `delegated_to` who it was handed to; `signoffs` lists the \
                           approvers who signed off)."
     )]
-    async fn arbiter_get(&self, Parameters(args): Parameters<IdArgs>) -> ToolResult {
-        let queue = self.queue.clone();
-        let loaded = blocking(move || queue.find(&args.id).map_err(|e| message(&e.into()))).await?;
+    async fn arbiter_get(
+        &self,
+        extensions: Extensions,
+        Parameters(args): Parameters<IdArgs>,
+    ) -> ToolResult {
+        let (queue, caller) = (self.queue.clone(), caller_of(&extensions));
+        let loaded = blocking(move || reachable(&queue, &args.id, &caller)).await?;
         structured(&AnswersReport::of(&loaded))
     }
 
@@ -243,13 +306,18 @@ impl ArbiterServer {
         Parameters(args): Parameters<WithdrawArgs>,
     ) -> ToolResult {
         let queue = self.queue.clone();
-        let caller = CallerAgent::of(&extensions).map(str::to_owned);
+        let caller = caller_of(&extensions);
         let loaded = blocking(move || {
+            reachable(&queue, &args.id, &caller)?;
+            let agent = match &caller {
+                Caller::Agent(name) => Some(name.as_str()),
+                Caller::Local | Caller::Machine(_) => None,
+            };
             let now = crate::clock::now();
             match crate::actions::withdraw(
                 &queue,
                 &args.id,
-                caller.as_deref(),
+                agent,
                 args.reason.as_deref(),
                 &now,
             ) {
@@ -282,9 +350,12 @@ impl ArbiterServer {
     )]
     async fn arbiter_await(
         &self,
+        extensions: Extensions,
         Parameters(args): Parameters<AwaitArgs>,
         context: RequestContext<RoleServer>,
     ) -> ToolResult {
+        let (queue, id, caller) = (self.queue.clone(), args.id.clone(), caller_of(&extensions));
+        blocking(move || reachable(&queue, &id, &caller).map(drop)).await?;
         let timeout = args
             .timeout_seconds
             .map_or(DEFAULT_AWAIT, Duration::from_secs)
@@ -323,6 +394,68 @@ impl ArbiterServer {
             }),
             Err(e) => Err(message(&e)),
         }
+    }
+}
+
+#[tool_router(router = listing_router, vis = "pub(super)")]
+impl ArbiterServer {
+    #[tool(description = "The pending plans (the caller's own, for a machine's token), most urgent first, then \
+                          oldest first: `plans`, each as arbiter_status reports it.")]
+    async fn arbiter_list(&self, extensions: Extensions) -> ToolResult {
+        let (queue, caller) = (self.queue.clone(), caller_of(&extensions));
+        let plans = blocking(move || {
+            let scan = queue.scan_pending().map_err(|e| message(&e.into()))?;
+            let mut plans: Vec<&Loaded> = scan
+                .plans
+                .iter()
+                .map(AsRef::as_ref)
+                .filter(|l| caller.reaches(&l.plan))
+                .collect();
+            plans.sort_by(|a, b| {
+                (a.plan.priority, &a.plan.created_at).cmp(&(b.plan.priority, &b.plan.created_at))
+            });
+            Ok(plans.into_iter().map(StatusReport::of).collect::<Vec<_>>())
+        })
+        .await?;
+        structured(&serde_json::json!({ "plans": plans }))
+    }
+
+    #[tool(description = "The notification files of completed plans (the caller's own, for a machine's token), \
+                          all or one session's: `notifications`, each {file, path, content}; with `ack`, they \
+                          are deleted once returned.")]
+    async fn arbiter_notifications(
+        &self,
+        extensions: Extensions,
+        Parameters(args): Parameters<NotificationsArgs>,
+    ) -> ToolResult {
+        let (queue, caller) = (self.queue.clone(), caller_of(&extensions));
+        let files = blocking(move || {
+            let found = notifications::list(&queue.notify_dir(), args.session.as_deref())
+                .map_err(|e| message(&e))?;
+            let mut out = Vec::new();
+            for n in found {
+                let plan = n.report().ok().and_then(|r| r.plan_id);
+                let theirs = match (&caller, plan) {
+                    (Caller::Local | Caller::Agent(_), _) => true,
+                    (Caller::Machine(_), Some(id)) => reachable(&queue, &id, &caller).is_ok(),
+                    (Caller::Machine(_), None) => false,
+                };
+                if !theirs {
+                    continue;
+                }
+                if args.ack {
+                    n.ack(&queue).map_err(|e| message(&e))?;
+                }
+                out.push(NotifyFile {
+                    file: n.file,
+                    path: n.path,
+                    content: n.content,
+                });
+            }
+            Ok(out)
+        })
+        .await?;
+        structured(&serde_json::json!({ "notifications": files }))
     }
 }
 

@@ -21,6 +21,17 @@ pub trait Outline {
     fn revision(&self) -> u32;
     fn tag(&self) -> Option<&str>;
     fn agent(&self) -> Option<&str>;
+    /// The machine whose token pushed the plan, for an agent on another machine.
+    fn machine(&self) -> Option<&str>;
+    /// Who asks, as the owner reads it: `<agent>@<machine>` for an agent on another machine, else the agent.
+    fn asker(&self) -> Option<String> {
+        let agent = self.agent().map(str::trim).filter(|a| !a.is_empty());
+        match (agent, self.machine().map(str::trim).filter(|m| !m.is_empty())) {
+            (Some(agent), Some(machine)) => Some(format!("{agent}@{machine}")),
+            (None, Some(machine)) => Some(format!("agent@{machine}")),
+            (agent, None) => agent.map(str::to_owned),
+        }
+    }
     /// `created_at` as written.
     fn created_at(&self) -> Option<&str>;
     /// Deadline, reminders and escalation.
@@ -63,6 +74,9 @@ impl Outline for Plan {
     fn agent(&self) -> Option<&str> {
         self.agent.as_deref()
     }
+    fn machine(&self) -> Option<&str> {
+        self.machine.as_deref()
+    }
     fn created_at(&self) -> Option<&str> {
         self.created_at.as_deref()
     }
@@ -96,6 +110,7 @@ pub struct Brief {
     title: Box<str>,
     tag: Option<Box<str>>,
     agent: Option<Box<str>>,
+    machine: Option<Box<str>>,
     created_at: Option<Box<str>>,
     /// The plan this one follows up (`reply_to`): its announcement is a reply to that plan's.
     reply_to: Option<Box<str>>,
@@ -160,6 +175,7 @@ impl Brief {
             title: plan.title.as_str().into(),
             tag: text(&plan.tag),
             agent: text(&plan.agent),
+            machine: text(&plan.machine),
             created_at: text(&plan.created_at),
             reply_to: text(&plan.reply_to),
             people,
@@ -207,6 +223,9 @@ impl Outline for Brief {
     }
     fn agent(&self) -> Option<&str> {
         self.agent.as_deref()
+    }
+    fn machine(&self) -> Option<&str> {
+        self.machine.as_deref()
     }
     fn created_at(&self) -> Option<&str> {
         self.created_at.as_deref()

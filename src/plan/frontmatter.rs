@@ -19,6 +19,8 @@ pub struct Frontmatter {
     pub status: PlanStatus,
     pub tag: Option<String>,
     pub agent: Option<String>,
+    /// `machine`: the machine whose token pushed the plan (MCP over HTTP), written by the daemon.
+    pub machine: Option<String>,
     pub session: Option<String>,
     pub notify_session: Option<String>,
     pub created_at: Option<String>,
@@ -201,6 +203,7 @@ pub fn parse(all: &[&str]) -> Result<Frontmatter, Diagnostic> {
         status,
         tag: text("tag")?,
         agent: text("agent")?,
+        machine: text("machine")?,
         session: text("session")?,
         notify_session: text("notify_session")?,
         created_at: text("created_at")?,

@@ -290,6 +290,9 @@ pub struct Plan {
     pub status: PlanStatus,
     pub tag: Option<String>,
     pub agent: Option<String>,
+    /// `machine`: the name of the machine token the plan was pushed with (an agent on another machine); the
+    /// daemon writes it, and a machine's token reaches only the plans that name it.
+    pub machine: Option<String>,
     pub session: Option<String>,
     pub notify_session: Option<String>,
     pub created_at: Option<String>,

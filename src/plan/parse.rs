@@ -72,6 +72,7 @@ pub(super) fn parse_with_frontmatter(
         status: fm.status,
         tag: fm.tag,
         agent: fm.agent,
+        machine: fm.machine,
         session: fm.session,
         notify_session: fm.notify_session,
         created_at: fm.created_at,

@@ -203,6 +203,10 @@ pub async fn start(
     let mcp = crate::mcp::http::router(
         actions.queue().clone(),
         &settings.agent_tokens,
+        Some(crate::mcp::machines::Machines::in_state_dir(
+            &settings.state_dir,
+        )),
+        Some(actions.grant_minutes()),
         mcp_stop.clone(),
     );
     let site = origin::Site::new(addr, settings.public_url.as_ref());

@@ -8,5 +8,5 @@ pub mod core;
 pub mod dialect;
 pub mod install;
 
-pub use self::core::{Event, HookOptions, OnTimeout, PlanOptions, Reply, answer};
+pub use self::core::{Event, HookOptions, OnTimeout, PlanOptions, Reply, answer, answer_watched};
 pub use self::dialect::{Dialect, NAMES, named};

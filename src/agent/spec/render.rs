@@ -33,6 +33,7 @@ fn write_frontmatter(out: &mut String, spec: &PlanSpec, id: &str, now: &str) {
     key("id", &scalar(id));
     key("version", "1");
     optional(&mut key, "agent", spec.agent.as_deref());
+    optional(&mut key, "machine", spec.machine.as_deref());
     optional(&mut key, "session", spec.session.as_deref());
     optional(&mut key, "tag", spec.tag.as_deref());
     key("title", &scalar(title));

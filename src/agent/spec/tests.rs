@@ -184,6 +184,7 @@ proptest::proptest! {
             tag: None,
             priority: None,
             agent: None,
+            machine: None,
             session: None,
             notify_session: None,
             context: None,

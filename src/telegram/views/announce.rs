@@ -103,7 +103,7 @@ pub(super) fn plan_heading<P: Outline + ?Sized>(plan: &P, caps: Caps) -> String 
 /// `3 decisions · from ceo` (the agent part only when known).
 fn asked_by<P: Outline + ?Sized>(plan: &P, caps: Caps) -> String {
     let count = decisions_word(plan.decision_count());
-    match plan.agent().map(flat) {
+    match plan.asker().as_deref().map(flat) {
         Some(agent) if !agent.is_empty() => format!("{count} · from {}", line(&agent, caps.label)),
         _ => count,
     }

@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 
 use crate::actions::seen;
-use crate::plan::{AnswerValue, Decision, DecisionStatus, Kind, Plan};
+use crate::plan::{AnswerValue, Decision, DecisionStatus, Kind, Outline as _, Plan};
 use crate::telegram::callback::{Callback, plan_ref};
 use crate::telegram::markdown::escape;
 
@@ -67,7 +67,7 @@ pub fn card(plan: &Plan, card: &Card) -> View {
         }
         text.push_str(&format!("\n*{}*", line(&plan.title, caps.title)));
         let count = super::layout::decisions_word(plan.decisions.len());
-        match plan.agent.as_deref().map(str::trim) {
+        match plan.asker().as_deref().map(str::trim) {
             Some(agent) if !agent.is_empty() => {
                 text.push_str(&format!("\n🤖 {} asks · {count}", line(agent, caps.label)));
             }

@@ -1,6 +1,6 @@
 //! The plan view: title, priority and progress, context, one button per decision.
 
-use crate::plan::{DecisionStatus, Plan};
+use crate::plan::{DecisionStatus, Outline as _, Plan};
 use crate::telegram::callback::Callback;
 use crate::telegram::render::{Block, excerpt, render};
 
@@ -90,7 +90,7 @@ fn plan_text(
         plan.priority.as_str(),
         progress_bar(done, total),
     );
-    let who: Vec<String> = [("🏷️", &plan.tag), ("🤖", &plan.agent)]
+    let who: Vec<String> = [("🏷️", plan.tag.clone()), ("🤖", plan.asker())]
         .into_iter()
         .filter_map(|(icon, value)| {
             let value = flat(value.as_deref()?);

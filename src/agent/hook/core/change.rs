@@ -2,11 +2,12 @@
 //! tool would leave it (a replacement applied to the file, a whole-file write, several edits in a row), or an
 //! agent's own patch text (Codex's `apply_patch`) as unified diff hunks. Never the tool's raw JSON.
 
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use similar::TextDiff;
+
+use super::files::OnDisk;
 
 /// Largest file read from disk to diff against (bytes): a bigger one is diffed as if its content were unknown.
 const FILE_MAX: u64 = 2 * 1024 * 1024;
@@ -229,30 +230,13 @@ pub fn kept(diff: &str) -> String {
     format!("{cut}\n… ({left} more lines of the diff)")
 }
 
-/// What is on disk at a path.
-enum OnDisk {
-    Text(String),
-    Missing,
-    Unreadable(String),
-}
-
+/// The file at `path` (relative to `cwd`) as the hook reads it: on this disk, or as the agent's machine sent it.
 fn read(path: &str, cwd: Option<&str>) -> OnDisk {
-    let path = resolve(path, cwd);
-    match fs::metadata(&path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return OnDisk::Missing,
-        Err(e) => return OnDisk::Unreadable(e.to_string()),
-        Ok(meta) if !meta.is_file() => return OnDisk::Unreadable("not a file".to_owned()),
-        Ok(meta) if meta.len() > FILE_MAX => {
-            return OnDisk::Unreadable(format!("{} bytes, too big to diff", meta.len()));
+    match super::files::read_text(&super::files::resolve(path, cwd), FILE_MAX) {
+        OnDisk::Unreadable(why) if why.ends_with("too big to read") => {
+            OnDisk::Unreadable(why.replace("too big to read", "too big to diff"))
         }
-        Ok(_) => {}
-    }
-    match fs::read(&path) {
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(text) => OnDisk::Text(text),
-            Err(_) => OnDisk::Unreadable("not UTF-8 text".to_owned()),
-        },
-        Err(e) => OnDisk::Unreadable(e.to_string()),
+        other => other,
     }
 }
 
@@ -270,14 +254,6 @@ fn names(path: &str, cwd: Option<&str>) -> (String, String) {
     match inside.filter(|p| !p.is_empty()) {
         Some(relative) => (format!("a/{relative}"), format!("b/{relative}")),
         None => (path.to_owned(), path.to_owned()),
-    }
-}
-
-fn resolve(path: &str, cwd: Option<&str>) -> PathBuf {
-    let p = Path::new(path);
-    match cwd {
-        Some(cwd) if p.is_relative() => Path::new(cwd).join(p),
-        _ => p.to_owned(),
     }
 }
 

@@ -305,9 +305,11 @@ async fn last_message(last: &LastMessage) -> (Option<String>, Option<String>) {
         LastMessage::Transcript { path, call, read } => {
             let start = Instant::now();
             loop {
-                let turn = tokio::fs::read(path)
-                    .await
-                    .map(|bytes| read(&String::from_utf8_lossy(&bytes), call.as_deref()));
+                let turn = match super::files::read_text(path, super::files::FILE_MAX) {
+                    super::files::OnDisk::Text(text) => Ok(read(&text, call.as_deref())),
+                    super::files::OnDisk::Missing => Err("no such file".to_owned()),
+                    super::files::OnDisk::Unreadable(why) => Err(why),
+                };
                 match turn {
                     Ok(turn) if turn.complete => return (turn.message, None),
                     Ok(turn) if start.elapsed() >= TRANSCRIPT_WAIT => {

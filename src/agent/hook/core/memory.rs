@@ -138,9 +138,15 @@ pub fn remember(queue: &Queue, call: &ToolCall, plan: &str) -> io::Result<()> {
 }
 
 /// The allow the owner gave this call earlier in its session, as the reply, once its use is in the audit trail.
-/// `None` when there is none (or its use can't be audited: then the owner is asked).
+/// `None` when there is none (or its use can't be audited: then the owner is asked). An allow given to an agent on
+/// another machine counts for that machine only (`machine`: the asking hook's, from its token).
 #[must_use]
-pub fn allowed_before(queue: &Queue, dialect: &dyn Dialect, call: &ToolCall) -> Option<Reply> {
+pub fn allowed_before(
+    queue: &Queue,
+    dialect: &dyn Dialect,
+    call: &ToolCall,
+    machine: Option<&str>,
+) -> Option<Reply> {
     let session = call.origin.session.as_deref()?;
     let (tool, what) = key(call);
     // Most calls get here: a session that never had an allow has no file, and nothing is written for it.
@@ -156,9 +162,12 @@ pub fn allowed_before(queue: &Queue, dialect: &dyn Dialect, call: &ToolCall) -> 
             .find(|a| a.tool == tool && a.what == what)?
     };
     let granting = queue.find(&allowed.plan).ok()?;
+    if granting.plan.machine.as_deref() != machine {
+        return None;
+    }
     let change = audit::Change {
         at: &now_rfc3339(),
-        actor: &format!("agent:{}", dialect.agent().name),
+        actor: &super::actor(dialect, machine),
         action: "allow-for-session",
         plan: &allowed.plan,
         revision: granting.plan.revision,

@@ -15,6 +15,7 @@ pub mod ask;
 mod call;
 pub mod change;
 pub mod dialect;
+pub mod files;
 pub mod finished;
 pub mod form;
 pub mod memory;
@@ -214,12 +215,25 @@ pub async fn answer(
     open: impl FnOnce() -> Result<Queue, AgentError>,
     options: &HookOptions,
 ) -> Reply {
+    answer_watched(dialect, text, event, open, options, Watch::start).await
+}
+
+/// [`answer`], with the watch `watch` makes telling when the asker stopped waiting (the daemon's endpoint for hooks
+/// on other machines: the hook's connection closed).
+pub async fn answer_watched(
+    dialect: &dyn Dialect,
+    text: &str,
+    event: Option<&str>,
+    open: impl FnOnce() -> Result<Queue, AgentError>,
+    options: &HookOptions,
+    watch: impl FnOnce() -> Watch,
+) -> Reply {
     let prompt = match dialect.parse(text, event) {
         Ok(Prompt::Pass) => return Reply::default(),
         Ok(prompt) => prompt,
         Err(e) => return Reply::fallback(dialect, e.answer_as, &e.reason),
     };
-    let mut watch = Watch::start();
+    let mut watch = watch();
     let event = prompt.event();
     let queue = match open() {
         Ok(queue) => queue,
@@ -235,7 +249,7 @@ pub async fn answer(
     // An allow Arbiter keeps for the session, or a standing rule, answers at once, daemon or not.
     let mut warnings = Vec::new();
     if let Prompt::Permission(call) = &prompt {
-        if let Some(reply) = memory::allowed_before(&queue, dialect, call) {
+        if let Some(reply) = memory::allowed_before(&queue, dialect, call, options.plan.machine.as_deref()) {
             return reply;
         }
         match rules::answered(&queue, dialect, call, &options.plan) {
@@ -452,6 +466,7 @@ fn answered(
     prompt: &Prompt,
     event: Event,
 ) -> Reply {
+    let machine = done.plan.machine.as_deref();
     forget_notification(queue, &done.plan);
     let verdict = prompt.verdict(&done.plan);
     let grant = match (&verdict, prompt) {
@@ -473,7 +488,7 @@ fn answered(
     if let Some(grant) = grant {
         let change = audit::Change {
             at: &now_rfc3339(),
-            actor: &format!("agent:{}", dialect.agent().name),
+            actor: &actor(dialect, machine),
             action: "grant",
             plan: &done.plan.id,
             revision: done.plan.revision,
@@ -489,6 +504,15 @@ fn answered(
     Reply {
         stdout: dialect.render(event, &verdict),
         stderr: None,
+    }
+}
+
+/// The audit trail's actor for the hook of `dialect`'s agent: `agent:codex`, or `agent:codex@devbox` on another
+/// machine.
+fn actor(dialect: &dyn Dialect, machine: Option<&str>) -> String {
+    match machine {
+        Some(machine) => format!("agent:{}@{machine}", dialect.agent().name),
+        None => format!("agent:{}", dialect.agent().name),
     }
 }
 

@@ -39,6 +39,9 @@ pub struct PlanOptions {
     pub deadline: Option<String>,
     /// How long `⏱ Allow <agent> for N min` allows (config `rules.grantMinutes`; default 30).
     pub grant_minutes: Option<u32>,
+    /// The machine the agent runs on, when it asks a daemon on another machine (`arbiter hook --server`): the
+    /// daemon sets it from the token, never the agent.
+    pub machine: Option<String>,
 }
 
 impl PlanOptions {
@@ -193,6 +196,7 @@ pub fn base_spec(origin: &Origin, options: &PlanOptions) -> PlanSpec {
             .or_else(|| project(origin.cwd.as_deref())),
         priority: options.priority.clone(),
         agent: Some(origin.agent.name.to_owned()),
+        machine: options.machine.clone(),
         session: origin.session.clone(),
         notify_session: None,
         context: None,

@@ -3,7 +3,6 @@
 //! Claude plans again. The next plan of the same session is pushed as a revision of the one sent
 //! back, so the owner is shown what changed.
 
-use std::fs;
 use std::path::Path;
 
 use pulldown_cmark::{Event as Md, HeadingLevel, Parser, Tag};
@@ -37,12 +36,10 @@ pub fn plan_text(input: &serde_json::Map<String, Value>) -> Option<String> {
         return Some(plan.to_owned());
     }
     let path = Path::new(field("planFilePath")?);
-    if fs::metadata(path).ok()?.len() > FILE_MAX {
-        return None;
+    match super::files::read_text(path, FILE_MAX) {
+        super::files::OnDisk::Text(plan) if !plan.trim().is_empty() => Some(plan),
+        _ => None,
     }
-    fs::read_to_string(path)
-        .ok()
-        .filter(|p| !p.trim().is_empty())
 }
 
 /// The plan asking the owner to approve `plan`; `revision` is its number when it revises the plan sent back. The

@@ -103,15 +103,9 @@ const TRANSCRIPT_TAIL: u64 = 256 * 1024;
 /// `PostToolUse` fires: the `item_completed` event of the call (`item.id` = `tool_use_id`) with a non-zero
 /// `exit_code` or `status: "failed"`. Codex's `PostToolUse` itself carries only the output text.
 fn failure_in_transcript(fields: &serde_json::Map<String, serde_json::Value>) -> Option<String> {
-    use std::io::{Read, Seek, SeekFrom};
     let call = super::string(fields, "tool_use_id")?;
     let path = super::string(fields, "transcript_path")?;
-    let mut file = std::fs::File::open(path).ok()?;
-    let len = file.metadata().ok()?.len();
-    file.seek(SeekFrom::Start(len.saturating_sub(TRANSCRIPT_TAIL)))
-        .ok()?;
-    let mut tail = String::new();
-    file.take(TRANSCRIPT_TAIL).read_to_string(&mut tail).ok()?;
+    let tail = crate::agent::hook::core::files::read_tail(std::path::Path::new(&path), TRANSCRIPT_TAIL)?;
     let needle = format!("\"id\":\"{call}\"");
     tail.lines()
         .rev()
