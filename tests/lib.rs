@@ -51,6 +51,7 @@ mod mcp_http;
 mod mcp_python;
 mod pyyaml;
 mod quick_start;
+mod remote;
 mod store;
 mod web_browser;
 mod web_login;

@@ -36,6 +36,8 @@ async fn serve_router(q: &TempQueue) -> Served {
     let app = axum::Router::new().merge(arbiter_zebu::mcp::http::router(
         queue,
         &tokens,
+        None,
+        None,
         stop.clone(),
     ));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

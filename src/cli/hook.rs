@@ -144,7 +144,10 @@ pub fn run(queue: super::At<'_>, command: HookCommand) -> Result<(), HookFailure
         .map_err(|e| fell_back(e.to_string()))?;
     if let Some(server) = server {
         // A call that needs no one needs no daemon either.
-        if matches!(dialect.parse(&text, event.as_deref()), Ok(hook::core::Prompt::Pass)) {
+        if matches!(
+            dialect.parse(&text, event.as_deref()),
+            Ok(hook::core::Prompt::Pass)
+        ) {
             return Ok(());
         }
         let request = crate::remote::hook::HookRequest {
@@ -168,7 +171,9 @@ pub fn run(queue: super::At<'_>, command: HookCommand) -> Result<(), HookFailure
             .build()
             .map_err(|e| fell_back(format!("cannot start the tokio runtime: {e}")))?;
         let answer_as = answer_as(dialect, &text, event.as_deref());
-        print(&runtime.block_on(crate::remote::hook::ask(&server, dialect, answer_as, request)));
+        print(&runtime.block_on(crate::remote::hook::ask(
+            &server, dialect, answer_as, request,
+        )));
         return Ok(());
     }
     let options = HookOptions {

@@ -17,11 +17,19 @@ use super::hook_flags::{DEFAULT_STOP_TIMEOUT, Fallback, InstallArgs};
 /// server, the token file and the CA file, each checked now (the token itself never goes into the command).
 fn reaching(at: super::At<'_>) -> Result<String, AgentError> {
     let env = crate::remote::process_env;
-    let server = at.remote.server.map(str::to_owned).or_else(|| env("ARBITER_SERVER"));
+    let server = at
+        .remote
+        .server
+        .map(str::to_owned)
+        .or_else(|| env("ARBITER_SERVER"));
     let Some(server) = server.filter(|s| !s.trim().is_empty()) else {
-        let queue_dir = crate::agent::resolve_queue_dir(at.queue, at.config, &crate::config::process_env)?;
+        let queue_dir =
+            crate::agent::resolve_queue_dir(at.queue, at.config, &crate::config::process_env)?;
         let queue_dir = std::path::absolute(&queue_dir).unwrap_or(queue_dir);
-        return Ok(format!("--queue {}", install::shell_quote(&queue_dir.to_string_lossy())));
+        return Ok(format!(
+            "--queue {}",
+            install::shell_quote(&queue_dir.to_string_lossy())
+        ));
     };
     let absolute = |p: PathBuf| std::path::absolute(&p).unwrap_or(p);
     let Some(token_file) = at
@@ -47,14 +55,18 @@ fn reaching(at: super::At<'_>) -> Result<String, AgentError> {
         token_file: Some(&token_file),
         ca_file: ca_file.as_deref(),
     };
-    crate::remote::Server::from(flags, &|_| None).map_err(|e| AgentError::Invalid(e.to_string()))?;
+    crate::remote::Server::from(flags, &|_| None)
+        .map_err(|e| AgentError::Invalid(e.to_string()))?;
     let mut out = format!(
         "--server {} --token-file {}",
         install::shell_quote(server.trim()),
         install::shell_quote(&token_file.to_string_lossy())
     );
     if let Some(ca) = ca_file {
-        out.push_str(&format!(" --ca-file {}", install::shell_quote(&ca.to_string_lossy())));
+        out.push_str(&format!(
+            " --ca-file {}",
+            install::shell_quote(&ca.to_string_lossy())
+        ));
     }
     Ok(out)
 }

@@ -55,19 +55,24 @@ pub fn push(server: &Server, text: &str, json: bool, revise: Option<&str>) -> Re
         args.insert("revise".into(), Value::String(id.to_owned()));
     }
     let pushed = with_session(server, async |s| {
-        Ok(s.call("arbiter_push", Value::Object(args), Duration::ZERO).await?)
+        Ok(s.call("arbiter_push", Value::Object(args), Duration::ZERO)
+            .await?)
     })?;
     if json {
         super::print_json(&pushed)?;
     } else {
-        println!("{}", pushed.get("id").and_then(Value::as_str).unwrap_or_default());
+        println!(
+            "{}",
+            pushed.get("id").and_then(Value::as_str).unwrap_or_default()
+        );
     }
     Ok(())
 }
 
 pub fn status(server: &Server, id: &str, json: bool) -> Result<(), CliError> {
     let value = with_session(server, async |s| {
-        Ok(s.call("arbiter_status", json!({"id": id}), Duration::ZERO).await?)
+        Ok(s.call("arbiter_status", json!({"id": id}), Duration::ZERO)
+            .await?)
     })?;
     let report: StatusReport = read(value, "status")?;
     if json {
@@ -80,7 +85,8 @@ pub fn status(server: &Server, id: &str, json: bool) -> Result<(), CliError> {
 
 pub fn get(server: &Server, id: &str, json: bool) -> Result<(), CliError> {
     let value = with_session(server, async |s| {
-        Ok(s.call("arbiter_get", json!({"id": id}), Duration::ZERO).await?)
+        Ok(s.call("arbiter_get", json!({"id": id}), Duration::ZERO)
+            .await?)
     })?;
     super::show::print_answers(&read(value, "answers")?, json)?;
     Ok(())
@@ -105,14 +111,21 @@ pub fn wait(
                     wait,
                 )
                 .await?;
-            let status = value.get("status").and_then(Value::as_str).unwrap_or_default();
+            let status = value
+                .get("status")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let done = matches!(status, "completed" | "changes_requested" | "withdrawn");
             if done || timeout.is_some_and(|t| start.elapsed() >= t) {
                 return Ok(value);
             }
         }
     })?;
-    let status = last.get("status").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let status = last
+        .get("status")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
     match status.as_str() {
         "completed" | "changes_requested" | "withdrawn" => {
             let report: AnswersReport = read(last, "answers")?;
@@ -121,7 +134,10 @@ pub fn wait(
             match status.as_str() {
                 "changes_requested" => Err(CliError::ChangesRequested(format!(
                     "changes requested on plan `{id}`: {}",
-                    p.feedback.as_deref().unwrap_or("").replace(['\n', '\r'], " ")
+                    p.feedback
+                        .as_deref()
+                        .unwrap_or("")
+                        .replace(['\n', '\r'], " ")
                 ))),
                 "withdrawn" => Err(CliError::Withdrawn(super::withdraw::withdrawn_line(
                     &p.id,
@@ -152,8 +168,12 @@ pub fn withdraw(
     json: bool,
 ) -> Result<(), CliError> {
     let value = with_session(server, async |s| {
-        Ok(s.call("arbiter_withdraw", json!({"id": id, "reason": reason}), Duration::ZERO)
-            .await?)
+        Ok(s.call(
+            "arbiter_withdraw",
+            json!({"id": id, "reason": reason}),
+            Duration::ZERO,
+        )
+        .await?)
     })?;
     let report: StatusReport = read(value, "status")?;
     if json {

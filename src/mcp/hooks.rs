@@ -59,7 +59,10 @@ async fn answer(
     // The core runs in a task of its own: when the hook's connection closes, this handler is dropped, and with it
     // `_gone`, which tells the core's watch the asker went away (the plan is withdrawn).
     let (gone, told) = tokio::sync::oneshot::channel();
-    let _gone = Gone(Some(gone), caller.machine().unwrap_or("another machine").to_owned());
+    let _gone = Gone(
+        Some(gone),
+        caller.machine().unwrap_or("another machine").to_owned(),
+    );
     let queue = hooks.queue.clone();
     let work = tokio::spawn(async move {
         std::mem::take(&mut request.files)
@@ -79,7 +82,10 @@ async fn answer(
             stderr: reply.stderr,
         })
         .into_response(),
-        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, format!("the hook's task failed: {e}"))
+        Err(e) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the hook's task failed: {e}"),
+        )
             .into_response(),
     }
 }

@@ -177,9 +177,9 @@ pub fn valid_name(name: &str) -> bool {
     let first = name.bytes().next();
     (1..=40).contains(&name.len())
         && first.is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'_'))
+        && name.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'_')
+        })
 }
 
 fn random_token() -> io::Result<String> {
@@ -213,10 +213,16 @@ mod tests {
         assert!(!file.contains(&token[PREFIX.len()..]), "{file}");
         assert_eq!(machines.check(token.as_bytes()).as_deref(), Some("devbox"));
         assert_eq!(machines.check(&token.as_bytes()[1..]), None);
-        assert!(matches!(machines.add("devbox", NOW), Err(MachinesError::Taken(_))));
+        assert!(matches!(
+            machines.add("devbox", NOW),
+            Err(MachinesError::Taken(_))
+        ));
         machines.revoke("devbox", NOW).unwrap();
         assert_eq!(machines.check(token.as_bytes()), None);
-        assert!(matches!(machines.revoke("devbox", NOW), Err(MachinesError::Unknown(_))));
+        assert!(matches!(
+            machines.revoke("devbox", NOW),
+            Err(MachinesError::Unknown(_))
+        ));
         let again = machines.add("devbox", NOW).unwrap();
         assert_ne!(again, token);
         assert_eq!(machines.check(again.as_bytes()).as_deref(), Some("devbox"));
@@ -241,6 +247,9 @@ mod tests {
         std::fs::write(machines.path(), "{not json").unwrap();
         assert_eq!(machines.check(b"arbiter_x"), None);
         let e = machines.add("devbox", NOW).unwrap_err().to_string();
-        assert!(e.contains("machines.json") && e.contains("not a machine token file"), "{e}");
+        assert!(
+            e.contains("machines.json") && e.contains("not a machine token file"),
+            "{e}"
+        );
     }
 }

@@ -5,9 +5,9 @@
 
 mod hooks;
 pub mod http;
-pub mod relay;
 pub mod machines;
 mod progress;
+pub mod relay;
 pub mod server;
 
 use std::process::ExitCode;

@@ -15,11 +15,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::progress;
+use crate::actions::Caller;
+use crate::agent::notifications;
 use crate::agent::report::{AnswersReport, StatusReport};
 use crate::agent::spec::{self, PlanSpec};
 use crate::agent::{self, AgentError, WaitOutcome};
-use crate::actions::Caller;
-use crate::agent::notifications;
 use crate::queue::{Loaded, Queue, StoreError};
 
 /// `arbiter_await` waits this long when the client does not say.
@@ -314,13 +314,7 @@ impl ArbiterServer {
                 Caller::Local | Caller::Machine(_) => None,
             };
             let now = crate::clock::now();
-            match crate::actions::withdraw(
-                &queue,
-                &args.id,
-                agent,
-                args.reason.as_deref(),
-                &now,
-            ) {
+            match crate::actions::withdraw(&queue, &args.id, agent, args.reason.as_deref(), &now) {
                 crate::actions::Outcome::Withdrawn(loaded) => Ok(loaded),
                 crate::actions::Outcome::Gone => {
                     let found = queue.find(&args.id).map_err(|e| message(&e.into()))?;
@@ -399,8 +393,10 @@ impl ArbiterServer {
 
 #[tool_router(router = listing_router, vis = "pub(super)")]
 impl ArbiterServer {
-    #[tool(description = "The pending plans (the caller's own, for a machine's token), most urgent first, then \
-                          oldest first: `plans`, each as arbiter_status reports it.")]
+    #[tool(
+        description = "The pending plans (the caller's own, for a machine's token), most urgent first, then \
+                          oldest first: `plans`, each as arbiter_status reports it."
+    )]
     async fn arbiter_list(&self, extensions: Extensions) -> ToolResult {
         let (queue, caller) = (self.queue.clone(), caller_of(&extensions));
         let plans = blocking(move || {
@@ -420,9 +416,11 @@ impl ArbiterServer {
         structured(&serde_json::json!({ "plans": plans }))
     }
 
-    #[tool(description = "The notification files of completed plans (the caller's own, for a machine's token), \
+    #[tool(
+        description = "The notification files of completed plans (the caller's own, for a machine's token), \
                           all or one session's: `notifications`, each {file, path, content}; with `ack`, they \
-                          are deleted once returned.")]
+                          are deleted once returned."
+    )]
     async fn arbiter_notifications(
         &self,
         extensions: Extensions,

@@ -26,7 +26,10 @@ pub trait Outline {
     /// Who asks, as the owner reads it: `<agent>@<machine>` for an agent on another machine, else the agent.
     fn asker(&self) -> Option<String> {
         let agent = self.agent().map(str::trim).filter(|a| !a.is_empty());
-        match (agent, self.machine().map(str::trim).filter(|m| !m.is_empty())) {
+        match (
+            agent,
+            self.machine().map(str::trim).filter(|m| !m.is_empty()),
+        ) {
             (Some(agent), Some(machine)) => Some(format!("{agent}@{machine}")),
             (None, Some(machine)) => Some(format!("agent@{machine}")),
             (agent, None) => agent.map(str::to_owned),

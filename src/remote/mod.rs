@@ -71,11 +71,17 @@ impl RemoteError {
             source = now.source();
         }
         let said = words.join(": ");
-        if status.is_some_and(|s| s.as_u16() == 401) || said.contains("401") || said.contains("Auth required") {
+        if status.is_some_and(|s| s.as_u16() == 401)
+            || said.contains("401")
+            || said.contains("Auth required")
+        {
             return RemoteError::Refused { url };
         }
         let reason = words.last().cloned().unwrap_or_default();
-        if said.contains("error sending request") || said.contains("connect") || said.contains("Connection refused") {
+        if said.contains("error sending request")
+            || said.contains("connect")
+            || said.contains("Connection refused")
+        {
             return RemoteError::Unreachable { url, reason };
         }
         RemoteError::Garbage { url, reason: said }
@@ -121,10 +127,11 @@ impl Server {
         };
         let base = checked_url(url.trim())?;
         let token = token(flags.token_file, env, &base)?;
-        let ca = flags
-            .ca_file
-            .map(Path::to_path_buf)
-            .or_else(|| env("ARBITER_CA_FILE").filter(|f| !f.is_empty()).map(PathBuf::from));
+        let ca = flags.ca_file.map(Path::to_path_buf).or_else(|| {
+            env("ARBITER_CA_FILE")
+                .filter(|f| !f.is_empty())
+                .map(PathBuf::from)
+        });
         let client = client(ca.as_deref())?;
         Ok(Some(Server {
             base,
@@ -182,13 +189,18 @@ fn token(
     env: &dyn Fn(&str) -> Option<String>,
     base: &str,
 ) -> Result<SecretToken, RemoteError> {
-    let file = file
-        .map(Path::to_path_buf)
-        .or_else(|| env("ARBITER_TOKEN_FILE").filter(|f| !f.is_empty()).map(PathBuf::from));
+    let file = file.map(Path::to_path_buf).or_else(|| {
+        env("ARBITER_TOKEN_FILE")
+            .filter(|f| !f.is_empty())
+            .map(PathBuf::from)
+    });
     let token = match file {
         Some(file) => std::fs::read_to_string(&file)
             .map_err(|e| {
-                RemoteError::Setup(format!("{}: cannot read the token file: {e}", file.display()))
+                RemoteError::Setup(format!(
+                    "{}: cannot read the token file: {e}",
+                    file.display()
+                ))
             })?
             .trim()
             .to_owned(),
@@ -208,7 +220,8 @@ fn client(ca_file: Option<&Path>) -> Result<http_client::Client, RemoteError> {
     let mut roots = rustls::RootCertStore::empty();
     match ca_file {
         Some(path) => {
-            let named = |reason: String| RemoteError::Setup(format!("{}: {reason}", path.display()));
+            let named =
+                |reason: String| RemoteError::Setup(format!("{}: {reason}", path.display()));
             let certs = rustls::pki_types::pem::PemObject::pem_file_iter(path)
                 .map_err(|e| named(format!("cannot read the CA file: {e}")))?
                 .collect::<Result<Vec<rustls::pki_types::CertificateDer<'static>>, _>>()
@@ -265,7 +278,10 @@ mod tests {
         ] {
             assert!(checked_url(good).is_ok(), "{good}");
         }
-        assert_eq!(checked_url("http://127.0.0.1:8470/").unwrap(), "http://127.0.0.1:8470");
+        assert_eq!(
+            checked_url("http://127.0.0.1:8470/").unwrap(),
+            "http://127.0.0.1:8470"
+        );
         for bad in [
             "http://10.0.0.5:8470",
             "http://arbiter.example.com",
@@ -284,13 +300,24 @@ mod tests {
         let file = dir.path().join("token");
         std::fs::write(&file, "arbiter_abc\n").unwrap();
         let none = |_: &str| None;
-        assert_eq!(token(Some(&file), &none, "u").unwrap().expose(), "arbiter_abc");
+        assert_eq!(
+            token(Some(&file), &none, "u").unwrap().expose(),
+            "arbiter_abc"
+        );
         let env = |k: &str| (k == "ARBITER_TOKEN").then(|| "arbiter_env".to_owned());
         assert_eq!(token(None, &env, "u").unwrap().expose(), "arbiter_env");
         let e = token(None, &none, "https://d").unwrap_err().to_string();
-        assert!(e.contains("https://d") && e.contains("ARBITER_TOKEN_FILE"), "{e}");
-        let e = token(Some(&dir.path().join("nope")), &none, "u").unwrap_err().to_string();
-        assert!(e.contains("nope") && e.contains("cannot read the token file"), "{e}");
+        assert!(
+            e.contains("https://d") && e.contains("ARBITER_TOKEN_FILE"),
+            "{e}"
+        );
+        let e = token(Some(&dir.path().join("nope")), &none, "u")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("nope") && e.contains("cannot read the token file"),
+            "{e}"
+        );
     }
 
     #[test]

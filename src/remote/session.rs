@@ -40,7 +40,12 @@ impl Session {
 
     /// Calls `tool` with `arguments`, waiting at most `wait` more than a quick request would; the tool's
     /// structured result, or the daemon's own words when the tool said no.
-    pub async fn call(&self, tool: &str, arguments: Value, wait: Duration) -> Result<Value, RemoteError> {
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: Value,
+        wait: Duration,
+    ) -> Result<Value, RemoteError> {
         let arguments = match arguments {
             Value::Object(map) => map,
             _ => JsonObject::new(),
@@ -87,7 +92,9 @@ impl Session {
     /// The daemon's instructions for a model, as its `initialize` gave them.
     #[must_use]
     pub fn instructions(&self) -> Option<String> {
-        self.client.peer_info().and_then(|info| info.instructions.clone())
+        self.client
+            .peer_info()
+            .and_then(|info| info.instructions.clone())
     }
 
     /// Ends the session (the daemon forgets it).

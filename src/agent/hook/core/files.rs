@@ -46,9 +46,8 @@ impl Sent {
 #[must_use]
 pub fn read_text(path: &Path, max: u64) -> OnDisk {
     if let Ok(sent) = SENT.try_with(|sent| sent.0.get(path).cloned()) {
-        return sent.unwrap_or_else(|| {
-            OnDisk::Unreadable("not sent by the agent's machine".to_owned())
-        });
+        return sent
+            .unwrap_or_else(|| OnDisk::Unreadable("not sent by the agent's machine".to_owned()));
     }
     from_disk(path, max)
 }
@@ -62,7 +61,9 @@ pub fn read_tail(path: &Path, bytes: u64) -> Option<String> {
         let OnDisk::Text(text) = sent? else {
             return None;
         };
-        let from = text.len().saturating_sub(usize::try_from(bytes).unwrap_or(usize::MAX));
+        let from = text
+            .len()
+            .saturating_sub(usize::try_from(bytes).unwrap_or(usize::MAX));
         let from = (from..=text.len()).find(|&i| text.is_char_boundary(i))?;
         return Some(text[from..].to_owned());
     }
@@ -115,7 +116,11 @@ pub fn gather(input: &str) -> Sent {
         .get("cwd")
         .and_then(Value::as_str)
         .map(str::to_owned)
-        .or_else(|| std::env::current_dir().ok().map(|d| d.to_string_lossy().into_owned()));
+        .or_else(|| {
+            std::env::current_dir()
+                .ok()
+                .map(|d| d.to_string_lossy().into_owned())
+        });
     let mut strings = Vec::new();
     strings_of(&value, &mut strings);
     let mut sent = BTreeMap::new();
@@ -178,8 +183,14 @@ mod tests {
             .await;
         assert_eq!(read.0, OnDisk::Text("fn main() {}\n".into()));
         assert_eq!(read.1, OnDisk::Missing);
-        assert_eq!(read.2, OnDisk::Unreadable("not sent by the agent's machine".into()));
-        assert_eq!(read_text(&here, FILE_MAX), OnDisk::Text("on this disk\n".into()));
+        assert_eq!(
+            read.2,
+            OnDisk::Unreadable("not sent by the agent's machine".into())
+        );
+        assert_eq!(
+            read_text(&here, FILE_MAX),
+            OnDisk::Text("on this disk\n".into())
+        );
     }
 
     #[test]
@@ -199,7 +210,10 @@ mod tests {
             sent.0.get(&dir.path().join("app.py")),
             Some(&OnDisk::Text("print(1)\n".into()))
         );
-        assert_eq!(sent.0.get(&dir.path().join("new.txt")), Some(&OnDisk::Missing));
+        assert_eq!(
+            sent.0.get(&dir.path().join("new.txt")),
+            Some(&OnDisk::Missing)
+        );
         assert_eq!(sent.0.len(), 2, "{sent:?}");
     }
 }

@@ -249,7 +249,9 @@ pub async fn answer_watched(
     // An allow Arbiter keeps for the session, or a standing rule, answers at once, daemon or not.
     let mut warnings = Vec::new();
     if let Prompt::Permission(call) = &prompt {
-        if let Some(reply) = memory::allowed_before(&queue, dialect, call, options.plan.machine.as_deref()) {
+        if let Some(reply) =
+            memory::allowed_before(&queue, dialect, call, options.plan.machine.as_deref())
+        {
             return reply;
         }
         match rules::answered(&queue, dialect, call, &options.plan) {

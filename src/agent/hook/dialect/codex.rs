@@ -105,7 +105,8 @@ const TRANSCRIPT_TAIL: u64 = 256 * 1024;
 fn failure_in_transcript(fields: &serde_json::Map<String, serde_json::Value>) -> Option<String> {
     let call = super::string(fields, "tool_use_id")?;
     let path = super::string(fields, "transcript_path")?;
-    let tail = crate::agent::hook::core::files::read_tail(std::path::Path::new(&path), TRANSCRIPT_TAIL)?;
+    let tail =
+        crate::agent::hook::core::files::read_tail(std::path::Path::new(&path), TRANSCRIPT_TAIL)?;
     let needle = format!("\"id\":\"{call}\"");
     tail.lines()
         .rev()

@@ -1,0 +1,393 @@
+//! Agents on another machine: the real `arbiter` binary with `--server` (ARBITER_SERVER) against the daemon's HTTP
+//! server, run as another user (uid 65534, when the tests run as root) with a HOME of its own and the daemon's
+//! queue closed to it, so nothing it does can go through the queue's files. Tokens come from `arbiter token add`
+//! on the daemon's side, through the real binary too.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::cli_support::{Output, collect};
+use crate::support::TempQueue;
+use crate::support::daemon::{OWNER, WAIT};
+use crate::support::web::Dash;
+
+/// The uid and gid the agent side runs as, when the tests can switch to it.
+const NOBODY: u32 = 65534;
+
+const PLAN: &str = "---\nagent: builder\ntitle: Ship the release?\n---\n\n## Ship\n\n**Options:**\n- `yes` — Ship it\n- `no` — Hold it\n";
+
+/// The daemon (in-process, with its dashboard), its config for `arbiter token`, and a home for the agent side.
+pub struct Remote {
+    pub dash: Dash,
+    pub config: PathBuf,
+    pub agent_home: tempfile::TempDir,
+}
+
+fn as_other_user() -> bool {
+    rustix::process::geteuid().is_root() && Path::new("/usr/bin/setpriv").exists()
+}
+
+impl Remote {
+    pub async fn start() -> Remote {
+        let queue = TempQueue::new();
+        // The daemon's queue: closed to everyone but its owner.
+        std::fs::set_permissions(queue.root(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        let dash = Dash::start(queue).await;
+        let config = dash.home.path().join("config.json");
+        let text = serde_json::json!({
+            "telegram": {"token": dash.run.fake.token(), "allowedUsers": [OWNER]},
+            "web": {"listen": "127.0.0.1:8470"},
+        });
+        std::fs::write(&config, text.to_string()).unwrap();
+        let agent_home = tempfile::tempdir().unwrap();
+        if as_other_user() {
+            rustix::fs::chown(
+                agent_home.path(),
+                Some(rustix::fs::Uid::from_raw(NOBODY)),
+                Some(rustix::fs::Gid::from_raw(NOBODY)),
+            )
+            .unwrap();
+        }
+        Remote {
+            dash,
+            config,
+            agent_home,
+        }
+    }
+
+    /// `arbiter --config CONFIG token ARGS…` on the daemon's machine.
+    pub fn token(&self, args: &[&str]) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+        cmd.arg("--config")
+            .arg(&self.config)
+            .arg("token")
+            .args(args);
+        cmd.env("HOME", self.dash.home.path())
+            .env("ARBITER_HOME", self.dash.home.path())
+            .env_remove("ARBITER_SERVER")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        collect(cmd.spawn().unwrap())
+    }
+
+    /// A new token for machine `name`, written to a file of the agent's home; the file's path.
+    pub fn token_file(&self, name: &str) -> PathBuf {
+        let made = self.token(&["add", name]);
+        assert_eq!(made.code, Some(0), "{}", made.stderr);
+        let file = self.agent_home.path().join(format!("{name}.token"));
+        std::fs::write(&file, &made.stdout).unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        if as_other_user() {
+            rustix::fs::chown(
+                &file,
+                Some(rustix::fs::Uid::from_raw(NOBODY)),
+                Some(rustix::fs::Gid::from_raw(NOBODY)),
+            )
+            .unwrap();
+        }
+        file
+    }
+
+    /// The agent side: `arbiter ARGS…` as the other user, in its own home, with ARBITER_SERVER and
+    /// ARBITER_TOKEN_FILE set.
+    pub fn agent(&self, token: &Path, args: &[&str]) -> Command {
+        agent_command(self.agent_home.path(), &self.dash.base, token, args)
+    }
+}
+
+/// `arbiter ARGS…` as the other user with home `home`, pointed at `server` with `token`.
+pub fn agent_command(home: &Path, server: &str, token: &Path, args: &[&str]) -> Command {
+    let exe = env!("CARGO_BIN_EXE_arbiter");
+    let mut cmd = if as_other_user() {
+        let mut c = Command::new("/usr/bin/setpriv");
+        c.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--",
+            exe,
+        ]);
+        c
+    } else {
+        Command::new(exe)
+    };
+    cmd.args(args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("ARBITER_HOME", home.join(".arbiter"))
+        .env("ARBITER_SERVER", server)
+        .env("ARBITER_TOKEN_FILE", token)
+        .current_dir(home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+fn run(mut cmd: Command, stdin: &str) -> Output {
+    use std::io::Write;
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    collect(child)
+}
+
+/// Answers the plan announced with `title` on the owner's phone: open, continue, the option, submit.
+async fn answer_on_phone(dash: &Dash, title: &str, option: &str) {
+    let d = &dash.run;
+    let id = d.wait_message(|m| m.plain.contains(title)).await.message_id;
+    d.tap(id, "📂 Open").await;
+    d.wait_message(|m| m.message_id == id && m.plain.contains("📄"))
+        .await;
+    d.tap(id, "▶️ Continue").await;
+    d.wait_message(|m| m.message_id == id && m.plain.contains("1/1"))
+        .await;
+    d.tap(id, option).await;
+    let review = d
+        .wait_message(|m| m.buttons().iter().any(|b| b.text == "📤 Submit") && m.message_id == id)
+        .await;
+    d.tap(review.message_id, "📤 Submit").await;
+}
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|r| {
+            r.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".md"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn push_and_await_from_another_machine_answered_on_the_phone() {
+    let r = Remote::start().await;
+    let queue = r.dash.run.queue.root().to_owned();
+    if as_other_user() {
+        // The agent side can't reach the daemon's files at all.
+        let mut peek = Command::new("/usr/bin/setpriv");
+        peek.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--",
+            "ls",
+        ])
+        .arg(queue.join("pending"));
+        let peek = peek.output().unwrap();
+        assert!(
+            !peek.status.success(),
+            "the queue must be closed to the agent side"
+        );
+    }
+    let token = r.token_file("devbox");
+
+    let pushed = run(r.agent(&token, &["push", "-"]), PLAN);
+    assert_eq!(pushed.code, Some(0), "{}", pushed.stderr);
+    let id = pushed.stdout.trim().to_owned();
+    assert!(!id.is_empty());
+    // The plan is in the daemon's queue, carrying the machine; the owner's message names agent@machine.
+    let pending = files(&queue.join("pending"));
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    let text = std::fs::read_to_string(queue.join("pending").join(&pending[0])).unwrap();
+    assert!(text.contains("\nmachine: devbox\n"), "{text}");
+    let announced = r
+        .dash
+        .run
+        .wait_message(|m| m.plain.contains("Ship the release?"))
+        .await;
+    assert!(
+        announced.plain.contains("from builder@devbox"),
+        "{}",
+        announced.plain
+    );
+    // Nothing was written on the agent's side.
+    assert!(!r.agent_home.path().join(".arbiter").exists());
+
+    // `status`, `list` and `get` read it through the daemon.
+    let status = run(r.agent(&token, &["status", &id, "--json"]), "");
+    assert_eq!(status.code, Some(0), "{}", status.stderr);
+    let status: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
+    assert_eq!(status["status"], "pending");
+    let list = run(r.agent(&token, &["list"]), "");
+    assert!(list.stdout.contains(&id), "{}", list.stdout);
+
+    // `await` waits on the daemon while the owner answers on the phone.
+    let waiting = r
+        .agent(&token, &["await", &id, "--timeout", "2m"])
+        .spawn()
+        .unwrap();
+    answer_on_phone(&r.dash, "Ship the release?", "A").await;
+    let waited = tokio::task::spawn_blocking(move || collect(waiting))
+        .await
+        .unwrap();
+    assert_eq!(waited.code, Some(0), "{}", waited.stderr);
+    assert!(waited.stdout.contains("[ship]: yes"), "{}", waited.stdout);
+    let done = std::fs::read_to_string(queue.join("completed").join(&pending[0])).unwrap();
+    assert!(done.contains("status: completed"), "{done}");
+
+    // Its notification, through the daemon, acknowledged there.
+    let told = run(r.agent(&token, &["notifications", "--ack", "--json"]), "");
+    assert_eq!(told.code, Some(0), "{}", told.stderr);
+    let told: serde_json::Value = serde_json::from_str(&told.stdout).unwrap();
+    assert_eq!(told[0]["plan_id"], id.as_str(), "{told}");
+    assert!(files(&queue.join("notify")).is_empty());
+
+    // The audit trail names the machine.
+    let trail = arbiter_zebu::queue::audit::recent(&queue, 1).unwrap();
+    assert!(
+        trail
+            .iter()
+            .any(|e| e.action == "push" && e.actor == "agent:builder@devbox"),
+        "{trail:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_machine_reaches_only_its_own_plans_and_withdraws_them() {
+    let r = Remote::start().await;
+    let queue = r.dash.run.queue.root().to_owned();
+    let mine = r.token_file("devbox");
+    let theirs = r.token_file("ci-runner");
+    let pushed = run(r.agent(&mine, &["push", "-"]), PLAN);
+    let id = pushed.stdout.trim().to_owned();
+
+    // Another machine's token does not see it, nor take it back: it reads as no plan at all.
+    for args in [
+        vec!["status", id.as_str()],
+        vec!["get", id.as_str()],
+        vec!["withdraw", id.as_str()],
+        vec!["await", id.as_str(), "--timeout", "2s"],
+    ] {
+        let out = run(r.agent(&theirs, &args), "");
+        assert_eq!(out.code, Some(2), "{args:?}: {}", out.stderr);
+        assert!(
+            out.stderr.contains(&format!("no plan with id `{id}`")),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+    let list = run(r.agent(&theirs, &["list", "--json"]), "");
+    assert_eq!(list.stdout.trim(), "[]", "{}", list.stderr);
+    assert_eq!(files(&queue.join("pending")).len(), 1);
+
+    // Its own machine withdraws it.
+    let out = run(
+        r.agent(&mine, &["withdraw", &id, "--reason", "moved on"]),
+        "",
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stdout.contains("was withdrawn"), "{}", out.stdout);
+    assert!(out.stdout.contains("moved on"), "{}", out.stdout);
+    assert!(files(&queue.join("pending")).is_empty());
+    let out = run(r.agent(&mine, &["await", &id]), "");
+    assert_eq!(out.code, Some(5), "{}", out.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_and_revoked_tokens_are_refused_with_nothing_written() {
+    let r = Remote::start().await;
+    let queue = r.dash.run.queue.root().to_owned();
+    let wrong = r.agent_home.path().join("wrong.token");
+    std::fs::write(
+        &wrong,
+        "arbiter_0000000000000000000000000000000000000000000000000000000000000000\n",
+    )
+    .unwrap();
+    if as_other_user() {
+        rustix::fs::chown(
+            &wrong,
+            Some(rustix::fs::Uid::from_raw(NOBODY)),
+            Some(rustix::fs::Gid::from_raw(NOBODY)),
+        )
+        .unwrap();
+    }
+    let out = run(r.agent(&wrong, &["push", "-"]), PLAN);
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "arbiter: {}/mcp: the daemon refused the token (HTTP 401): a wrong token, or one revoked (`arbiter \
+             token list` on the daemon's machine)\n",
+            r.dash.base
+        )
+    );
+    assert!(files(&queue.join("pending")).is_empty());
+
+    // A token in force, then revoked: refused from the next request on, no restart.
+    let token = r.token_file("devbox");
+    let first = run(r.agent(&token, &["push", "-"]), PLAN);
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    let listed = r.token(&["list"]);
+    assert!(
+        listed.stdout.contains("devbox") && listed.stdout.contains("in force"),
+        "{}",
+        listed.stdout
+    );
+    let revoked = r.token(&["revoke", "devbox"]);
+    assert_eq!(revoked.code, Some(0), "{}", revoked.stderr);
+    let again = run(
+        r.agent(&token, &["push", "-"]),
+        PLAN.replace("Ship the", "Ship another").as_str(),
+    );
+    assert_eq!(again.code, Some(2), "{}", again.stderr);
+    assert!(
+        again.stderr.contains("refused the token"),
+        "{}",
+        again.stderr
+    );
+    assert_eq!(files(&queue.join("pending")).len(), 1);
+    // The file keeps hashes only.
+    let stored = std::fs::read_to_string(r.dash.home.path().join("web/machines.json")).unwrap();
+    let secret = std::fs::read_to_string(&token).unwrap();
+    assert!(!stored.contains(secret.trim()), "{stored}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_daemon_that_is_down_or_plain_http_elsewhere_is_one_line_and_exit_2() {
+    let home = tempfile::tempdir().unwrap();
+    let token = home.path().join("t");
+    std::fs::write(&token, "arbiter_x").unwrap();
+    let addr = crate::support::web::free_local_address();
+    let url = format!("http://{addr}");
+    let out = run(
+        agent_command(home.path(), &url, &token, &["push", "-"]),
+        PLAN,
+    );
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .starts_with(&format!("arbiter: {url}/mcp: unreachable: ")),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    // Plain http:// to another host is refused before anything is sent.
+    let out = run(
+        agent_command(
+            home.path(),
+            "http://192.0.2.1:8470",
+            &token,
+            &["status", "x"],
+        ),
+        "",
+    );
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("plain http:// only to a loopback address"),
+        "{}",
+        out.stderr
+    );
+    let _ = WAIT;
+}
