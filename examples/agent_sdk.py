@@ -22,7 +22,15 @@ ARBITER = os.environ.get("ARBITER_BIN", "arbiter")
 # The Agent SDK's `mcp_servers` option: a stdio server named "arbiter". Its tools reach the agent as
 # mcp__arbiter__<tool>.
 MCP_SERVERS = {"arbiter": {"type": "stdio", "command": ARBITER, "args": ["mcp"]}}
-TOOLS = ["arbiter_push", "arbiter_status", "arbiter_get", "arbiter_await", "arbiter_withdraw"]
+TOOLS = [
+    "arbiter_push",
+    "arbiter_status",
+    "arbiter_get",
+    "arbiter_await",
+    "arbiter_withdraw",
+    "arbiter_list",
+    "arbiter_notifications",
+]
 ALLOWED_TOOLS = [f"mcp__arbiter__{tool}" for tool in TOOLS]
 
 PROMPT = """Before adding a LICENSE file, ask the human which license to use: push a plan with arbiter_push

@@ -225,7 +225,8 @@ fn the_agent_sdk_configuration_starts_the_mcp_server() {
         (out.code, out.stdout.as_str()),
         (
             Some(0),
-            "tools: arbiter_await, arbiter_get, arbiter_push, arbiter_status, arbiter_withdraw\n"
+            "tools: arbiter_await, arbiter_get, arbiter_list, arbiter_notifications, arbiter_push, arbiter_status, \
+             arbiter_withdraw\n"
         ),
         "{}",
         out.stderr

@@ -116,6 +116,8 @@ fn push_get_await_over_stdio() {
         [
             "arbiter_await",
             "arbiter_get",
+            "arbiter_list",
+            "arbiter_notifications",
             "arbiter_push",
             "arbiter_status",
             "arbiter_withdraw"
@@ -130,10 +132,11 @@ fn push_get_await_over_stdio() {
     };
     let push = schema("arbiter_push");
     assert_eq!(push["type"], "object");
-    // A plan spec, or an MCP elicitation request.
+    // A plan spec, an MCP elicitation request, or a decision file's text.
     assert_eq!(
         push["anyOf"],
-        json!([{"required": ["title", "decisions"]}, {"required": ["message", "requestedSchema"]}])
+        json!([{"required": ["title", "decisions"]}, {"required": ["message", "requestedSchema"]},
+               {"required": ["markdown"]}])
     );
     assert!(push["properties"]["requestedSchema"].is_object(), "{push}");
     assert!(push["properties"]["decisions"].is_object(), "{push}");

@@ -113,6 +113,8 @@ async fn push_get_await_over_http_as_the_tokens_agent() {
         [
             "arbiter_await",
             "arbiter_get",
+            "arbiter_list",
+            "arbiter_notifications",
             "arbiter_push",
             "arbiter_status",
             "arbiter_withdraw"
