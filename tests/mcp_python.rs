@@ -33,7 +33,7 @@ pub(crate) fn sdk() -> bool {
 }
 
 /// Runs the client with `args`; once it printed the plan id, `answer` answers it, then the client's result.
-fn elicit(
+pub(crate) fn elicit(
     queue: &std::path::Path,
     args: &[&str],
     answer: impl FnOnce(&std::path::Path, &Owner, &str),
@@ -61,7 +61,7 @@ fn elicit(
     serde_json::from_str(&result).expect("JSON result")
 }
 
-fn accept(root: &std::path::Path, owner: &Owner, id: &str) {
+pub(crate) fn accept(root: &std::path::Path, owner: &Owner, id: &str) {
     let queue = arbiter_zebu::queue::Queue::open(root, true).unwrap();
     let plan = queue.find_pending(id).unwrap().expect("pending").plan;
     let ids: Vec<&str> = plan.decisions.iter().map(|d| d.id.as_str()).collect();

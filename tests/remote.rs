@@ -97,6 +97,27 @@ impl Remote {
     }
 }
 
+/// The command line that runs `arbiter ARGS…` as the other user (for a client that starts it itself).
+fn other_user_command_line(args: &[&str]) -> Vec<String> {
+    let exe = env!("CARGO_BIN_EXE_arbiter");
+    let mut line: Vec<String> = if as_other_user() {
+        [
+            "/usr/bin/setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--",
+            exe,
+        ]
+        .map(str::to_owned)
+        .to_vec()
+    } else {
+        vec![exe.to_owned()]
+    };
+    line.extend(args.iter().map(|a| (*a).to_owned()));
+    line
+}
+
 /// `arbiter ARGS…` as the other user with home `home`, pointed at `server` with `token`.
 pub fn agent_command(home: &Path, server: &str, token: &Path, args: &[&str]) -> Command {
     let exe = env!("CARGO_BIN_EXE_arbiter");
@@ -390,4 +411,42 @@ async fn a_daemon_that_is_down_or_plain_http_elsewhere_is_one_line_and_exit_2() 
         out.stderr
     );
     let _ = WAIT;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arbiter_mcp_relays_to_the_daemon_for_the_official_mcp_client() {
+    if !crate::mcp_python::sdk() {
+        return;
+    }
+    let r = Remote::start().await;
+    let queue = r.dash.run.queue.root().to_owned();
+    let token = r.token_file("devbox");
+    let mut args: Vec<String> = vec![
+        "relay".into(),
+        r.dash.base.clone(),
+        token.to_string_lossy().into_owned(),
+        r.agent_home.path().to_string_lossy().into_owned(),
+    ];
+    args.extend(other_user_command_line(&["mcp"]));
+    let root = queue.clone();
+    let result = tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        crate::mcp_python::elicit(&root, &args, |root, owner, id| {
+            let plan = arbiter_zebu::queue::Queue::open(root, true)
+                .unwrap()
+                .find_pending(id)
+                .unwrap()
+                .expect("pending in the daemon's queue")
+                .plan;
+            assert_eq!(plan.machine.as_deref(), Some("devbox"));
+            crate::mcp_python::accept(root, owner, id);
+        })
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        result,
+        serde_json::json!({"action": "accept", "content": {"replicas": 3, "region": "eu", "checks": ["lint", "tests"]}})
+    );
+    assert!(!r.agent_home.path().join(".arbiter").exists());
 }
