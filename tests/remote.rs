@@ -450,3 +450,65 @@ async fn arbiter_mcp_relays_to_the_daemon_for_the_official_mcp_client() {
     );
     assert!(!r.agent_home.path().join(".arbiter").exists());
 }
+
+/// Gemini CLI (the real one, against the fake model API) with hooks from `hook gemini install --server`: its shell
+/// command is asked through the daemon on the owner's phone, allowed there, and runs; nothing is written on the
+/// agent's side but the project's hook settings.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_coding_agents_hooks_installed_with_server_ask_the_daemon() {
+    use crate::coding_agents::{exited, submit, tap_option};
+    use crate::support::agent_cli::{self, Agent, Project};
+    use crate::support::model::Turn;
+    let Some(cli) = agent_cli::cli(Agent::Gemini) else {
+        return;
+    };
+    let r = Remote::start().await;
+    let token = r.token_file("devbox");
+    let model = Agent::Gemini
+        .model(vec![
+            Agent::Gemini.shell("call_allow", "touch allowed.txt"),
+            Turn::Text("Created the file.".to_owned()),
+        ])
+        .await;
+    let project = Project::new(&cli, &model);
+    let said = project.install_remote(&r.dash.base, &token, &["--no-stop"]);
+    let settings = std::fs::read_to_string(project.dir().join(".gemini/settings.json")).unwrap();
+    assert!(
+        settings.contains("--server") && settings.contains("--token-file"),
+        "{settings}"
+    );
+    assert!(
+        !settings.contains("--queue") && !settings.contains("arbiter_"),
+        "{settings}"
+    );
+    let mut run = project.start(&cli, "Create the file");
+    let d = &r.dash.run;
+    let shown = d.open_announced("touch allowed.txt").await;
+    assert!(
+        shown.plain.contains("gemini@devbox"),
+        "{said}\n{}",
+        shown.plain
+    );
+    let id = shown.message_id;
+    d.tap(id, "▶️ Continue").await;
+    let decision = d
+        .wait_message(|m| m.message_id == id && m.plain.contains("1/1 ·"))
+        .await;
+    tap_option(d, &decision, "✅ Allow once").await;
+    submit(d).await;
+    exited(&mut run, &model, Some(d)).await;
+    assert!(
+        project.dir().join("allowed.txt").exists(),
+        "the allowed command did not run; the agent printed:\n{}",
+        run.log()
+    );
+    assert!(model.tool_output("call_allow").is_some(), "{}", model.log());
+    assert!(
+        !project.home().join(".arbiter").exists(),
+        "nothing written locally"
+    );
+    let queue = r.dash.run.queue.root();
+    let done = files(&queue.join("completed"));
+    let text = std::fs::read_to_string(queue.join("completed").join(&done[0])).unwrap();
+    assert!(text.contains("\nmachine: devbox\n"), "{text}");
+}

@@ -270,6 +270,34 @@ impl Project {
         said
     }
 
+    /// `arbiter --server URL --token-file FILE hook AGENT install --project DIR --timeout 120s FLAGS…`: hooks that
+    /// ask the daemon on another machine; returns what it printed.
+    pub fn install_remote(&self, server: &str, token_file: &Path, flags: &[&str]) -> String {
+        let out = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+            .args(["--server", server, "--token-file"])
+            .arg(token_file)
+            .args(["hook", self.agent.name(), "install", "--project"])
+            .arg(self.dir())
+            .args(["--timeout", "120s"])
+            .args(flags)
+            .env("HOME", self.home())
+            .env("CODEX_HOME", self.home().join(".codex"))
+            .env_remove("ARBITER_QUEUE")
+            .output()
+            .expect("run arbiter hook install");
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.status.success(),
+            "arbiter hook {} install --server: {said}",
+            self.agent.name()
+        );
+        said
+    }
+
     /// Starts the agent on `prompt`, in its non-interactive mode where its hooks fire.
     #[must_use]
     pub fn start(&self, cli: &Cli, prompt: &str) -> Run {
