@@ -30,10 +30,18 @@ fn as_other_user() -> bool {
 
 impl Remote {
     pub async fn start() -> Remote {
+        Remote::start_at(None).await
+    }
+
+    /// [`Remote::start`] with `web.publicUrl` (behind a reverse proxy).
+    pub async fn start_at(public_url: Option<&str>) -> Remote {
         let queue = TempQueue::new();
         // The daemon's queue: closed to everyone but its owner.
         std::fs::set_permissions(queue.root(), std::fs::Permissions::from_mode(0o700)).unwrap();
-        let dash = Dash::start(queue).await;
+        let dash = match public_url {
+            Some(url) => Dash::start_public(queue, url).await,
+            None => Dash::start(queue).await,
+        };
         let config = dash.home.path().join("config.json");
         let text = serde_json::json!({
             "telegram": {"token": dash.run.fake.token(), "allowedUsers": [OWNER]},
@@ -410,7 +418,61 @@ async fn a_daemon_that_is_down_or_plain_http_elsewhere_is_one_line_and_exit_2() 
         "{}",
         out.stderr
     );
-    let _ = WAIT;
+
+    // A hook against a daemon that is down: the agent's "no decision" at once (exit 0), one line on stderr.
+    let input = include_str!("fixtures/agents/codex/PermissionRequest.json");
+    let out = run(
+        agent_command(home.path(), &url, &token, &["hook", "codex"]),
+        input,
+    );
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert_eq!(out.stdout, "", "no decision: Codex asks in its own prompt");
+    assert!(
+        out.stderr
+            .starts_with(&format!("arbiter: {url}/agent/hook: unreachable: ")),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+}
+
+/// Something that is not Arbiter's daemon answers: one line saying so, exit 2 (the hook: no decision).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_answers_garbage_is_named() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let app = axum::Router::new().fallback(|| async { "hello from something else" });
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let home = tempfile::tempdir().unwrap();
+    let token = home.path().join("t");
+    std::fs::write(&token, "arbiter_x").unwrap();
+    let out = run(agent_command(home.path(), &url, &token, &["list"]), "");
+    assert_eq!(out.code, Some(2), "{}", out.stderr);
+    assert!(
+        out.stderr.starts_with(&format!(
+            "arbiter: {url}/mcp: not an answer Arbiter's daemon gives: "
+        )),
+        "{}",
+        out.stderr
+    );
+    let input = include_str!("fixtures/agents/codex/PermissionRequest.json");
+    let out = run(
+        agent_command(home.path(), &url, &token, &["hook", "codex"]),
+        input,
+    );
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (Some(0), ""),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.starts_with(&format!(
+            "arbiter: {url}/agent/hook: not an answer Arbiter's daemon gives: "
+        )),
+        "{}",
+        out.stderr
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -511,4 +573,95 @@ async fn a_coding_agents_hooks_installed_with_server_ask_the_daemon() {
     let done = files(&queue.join("completed"));
     let text = std::fs::read_to_string(queue.join("completed").join(&done[0])).unwrap();
     assert!(text.contains("\nmachine: devbox\n"), "{text}");
+}
+
+/// The daemon behind a real TLS reverse proxy (Debian's `caddy`, `tls internal`: a private CA): the agent side
+/// reaches it with that CA (`ARBITER_CA_FILE`) and is refused, with a TLS error naming the URL, without it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn through_caddy_with_a_private_ca_and_refused_without_it() {
+    if !Path::new("/usr/bin/caddy").exists() {
+        assert!(
+            std::env::var_os("ARBITER_REQUIRE_CADDY").is_none(),
+            "CI requires caddy (apt-get install caddy)"
+        );
+        eprintln!("skipped: caddy is not installed");
+        return;
+    }
+    let https = crate::support::web::free_local_address().port();
+    let http = crate::support::web::free_local_address().port();
+    let public = format!("https://localhost:{https}");
+    let r = Remote::start_at(Some(&public)).await;
+    let caddy_dir = tempfile::tempdir().unwrap();
+    let data = caddy_dir.path().join("data");
+    let upstream = r.dash.base.trim_start_matches("http://").to_owned();
+    let caddyfile = caddy_dir.path().join("Caddyfile");
+    std::fs::write(
+        &caddyfile,
+        format!(
+            "{{\n\tadmin off\n\tskip_install_trust\n\thttp_port {http}\n\thttps_port {https}\n\t\
+             storage file_system {{\n\t\troot {}\n\t}}\n}}\n\n\
+             localhost:{https} {{\n\ttls internal\n\treverse_proxy {upstream}\n}}\n",
+            data.display()
+        ),
+    )
+    .unwrap();
+    let mut caddy = Command::new("/usr/bin/caddy")
+        .args(["run", "--adapter", "caddyfile", "--config"])
+        .arg(&caddyfile)
+        .env("HOME", caddy_dir.path())
+        .env("XDG_DATA_HOME", caddy_dir.path())
+        .env("XDG_CONFIG_HOME", caddy_dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let root = data.join("pki/authorities/local/root.crt");
+    let ready = tokio::time::timeout(WAIT, async {
+        while !root.exists() || std::net::TcpStream::connect(("127.0.0.1", https)).is_err() {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    })
+    .await;
+    if ready.is_err() {
+        let _ = caddy.kill();
+        panic!(
+            "caddy did not start: {:?}",
+            caddy
+                .wait_with_output()
+                .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+        );
+    }
+    let token = r.token_file("devbox");
+    // The CA's root, readable by the agent side.
+    let ca = r.agent_home.path().join("caddy-root.crt");
+    std::fs::copy(&root, &ca).unwrap();
+    std::fs::set_permissions(&ca, std::fs::Permissions::from_mode(0o644)).unwrap();
+
+    let mut with_ca = agent_command(r.agent_home.path(), &public, &token, &["push", "-"]);
+    with_ca.env("ARBITER_CA_FILE", &ca);
+    let pushed = run(with_ca, PLAN);
+    assert_eq!(pushed.code, Some(0), "{}", pushed.stderr);
+    let id = pushed.stdout.trim().to_owned();
+    let mut status = agent_command(r.agent_home.path(), &public, &token, &["status", &id]);
+    status.env("ARBITER_CA_FILE", &ca);
+    let status = run(status, "");
+    assert_eq!(status.code, Some(0), "{}", status.stderr);
+    assert!(status.stdout.contains("pending"), "{}", status.stdout);
+
+    // Without the CA, the system's roots don't know caddy's: refused, one line, nothing pushed.
+    let refused = run(
+        agent_command(r.agent_home.path(), &public, &token, &["push", "-"]),
+        PLAN,
+    );
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .starts_with(&format!("arbiter: {public}/mcp: TLS failed: ")),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(files(&r.dash.run.queue.root().join("pending")).len(), 1);
+    let _ = caddy.kill();
+    let _ = caddy.wait();
 }

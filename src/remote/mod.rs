@@ -52,7 +52,12 @@ impl RemoteError {
         let mut words = Vec::new();
         let mut status = None;
         while let Some(now) = source {
-            if let Some(tls) = now.downcast_ref::<rustls::Error>() {
+            let tls = now.downcast_ref::<rustls::Error>().or_else(|| {
+                now.downcast_ref::<std::io::Error>()
+                    .and_then(std::io::Error::get_ref)
+                    .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+            });
+            if let Some(tls) = tls {
                 return RemoteError::Tls {
                     url,
                     reason: tls.to_string(),
@@ -78,6 +83,15 @@ impl RemoteError {
             return RemoteError::Refused { url };
         }
         let reason = words.last().cloned().unwrap_or_default();
+        // rustls's error reaches here boxed inside the connector's, where it can't always be downcast: its words.
+        if let Some(tls) = words.iter().rev().find(|w| {
+            w.contains("certificate") || w.contains("handshake") || w.contains("peer sent")
+        }) {
+            return RemoteError::Tls {
+                url,
+                reason: tls.clone(),
+            };
+        }
         if said.contains("error sending request")
             || said.contains("connect")
             || said.contains("Connection refused")

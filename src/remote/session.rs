@@ -18,6 +18,31 @@ pub struct Session {
     client: RunningService<RoleClient, ()>,
 }
 
+/// Why the MCP session could not start: rmcp's error keeps only the words of the HTTP client's, so one plain
+/// request through the same client tells an unreachable daemon, a TLS failure and a refused token apart.
+async fn diagnose(server: &Server, url: &str, said: &str) -> RemoteError {
+    let probe = server
+        .client
+        .post(url)
+        .bearer_auth(server.token.expose())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body("{}")
+        .timeout(REQUEST_TIMEOUT)
+        .send()
+        .await;
+    match probe {
+        Err(e) => RemoteError::of_http(url, &e),
+        Ok(answer) if answer.status().as_u16() == 401 => RemoteError::Refused {
+            url: url.to_owned(),
+        },
+        Ok(answer) => RemoteError::Garbage {
+            url: url.to_owned(),
+            reason: format!("HTTP {}: {said}", answer.status()),
+        },
+    }
+}
+
 impl Session {
     /// Initializes a session with the daemon (at most [`REQUEST_TIMEOUT`]).
     pub async fn open(server: &Server) -> Result<Session, RemoteError> {
@@ -32,7 +57,7 @@ impl Session {
                     after: REQUEST_TIMEOUT,
                 });
             }
-            Ok(Err(e)) => return Err(RemoteError::of_http(&url, &e)),
+            Ok(Err(e)) => return Err(diagnose(server, &url, &e.to_string()).await),
             Ok(Ok(client)) => client,
         };
         Ok(Session { url, client })
