@@ -665,3 +665,50 @@ async fn through_caddy_with_a_private_ca_and_refused_without_it() {
     let _ = caddy.kill();
     let _ = caddy.wait();
 }
+
+/// A hook on another machine that is killed while it waits (its agent gave up): its connection closes, and the
+/// daemon withdraws the plan it was asking with, as for a local hook.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_hook_that_goes_away_withdraws_its_plan() {
+    let r = Remote::start().await;
+    let token = r.token_file("devbox");
+    let input = include_str!("fixtures/agents/codex/PermissionRequest.json");
+    let mut hook = r
+        .agent(&token, &["hook", "codex", "--timeout", "5m"])
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = hook.stdin.take().unwrap();
+        stdin.write_all(input.as_bytes()).unwrap();
+    }
+    let queue = r.dash.run.queue.root().to_owned();
+    let shown = r
+        .dash
+        .run
+        .wait_message(|m| m.plain.contains("touch allowed.txt"))
+        .await;
+    assert!(shown.plain.contains("codex@devbox"), "{}", shown.plain);
+    assert_eq!(files(&queue.join("pending")).len(), 1);
+    // SIGKILL: nothing of the hook runs any more; only its closed connection tells.
+    hook.kill().unwrap();
+    let _ = hook.wait();
+    let withdrawn = tokio::time::timeout(WAIT, async {
+        loop {
+            if let Some(name) = files(&queue.join("completed")).pop() {
+                let text = std::fs::read_to_string(queue.join("completed").join(name)).unwrap();
+                if text.contains("status: withdrawn") {
+                    return text;
+                }
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+    })
+    .await
+    .expect("the plan is withdrawn once the hook is gone");
+    assert!(
+        withdrawn.contains("the hook on devbox stopped waiting"),
+        "{withdrawn}"
+    );
+    assert!(files(&queue.join("pending")).is_empty());
+}

@@ -89,6 +89,18 @@ impl Common {
 
 /// Runs the relay; exits with the agent's code.
 pub fn run(queue: super::At<'_>, args: AcpArgs) -> Result<(), CliError> {
+    // Not yet over HTTP: refused, rather than quietly asking through a local queue nobody reads.
+    let remote = queue
+        .remote
+        .server
+        .map(str::to_owned)
+        .or_else(|| crate::remote::process_env("ARBITER_SERVER"));
+    if let Some(server) = remote.filter(|s| !s.trim().is_empty()) {
+        return Err(CliError::Acp(format!(
+            "--server {server}: `arbiter acp` does not reach a daemon on another machine yet; run it where the \
+             daemon runs, or ask through the agent's hooks (`arbiter hook AGENT install --server …`)"
+        )));
+    }
     let (settings, command) = match args.headless {
         Some(AcpCommand::Run(run)) => {
             let cwd = match run.cwd {
