@@ -96,6 +96,104 @@ fn first_line(args: &[&str], input: &str) -> (Duration, String) {
     (elapsed, line)
 }
 
+/// The same prompt from an agent on another machine: `arbiter --server URL hook codex`, its answer from the rule
+/// on the daemon (`arbiter run`, the real binary, its HTTP server on loopback), one round trip; then a plan pushed
+/// with `arbiter push` locally and with `--server`, each timed from the command's start to the owner's message at
+/// the fake Bot API.
+fn remote(root: &std::path::Path, samples: usize) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let _entered = runtime.enter();
+    let fake = runtime.block_on(arbiter_zebu::fakebot::FakeBot::start()).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let listen = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let config = home.path().join("config.json");
+    let json = serde_json::json!({
+        "telegram": { "token": fake.token(), "allowedUsers": [OWNER], "apiUrl": fake.api_url() },
+        "queue": { "dir": root },
+        "web": { "listen": listen.to_string() },
+        "logs": { "dir": home.path().join("logs"), "level": "error" }
+    });
+    std::fs::write(&config, json.to_string()).unwrap();
+    let since = std::time::SystemTime::now();
+    let mut daemon = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["run", "--config"])
+        .arg(&config)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    runtime
+        .block_on(fake.wait_for_call(
+            "getUpdates",
+            |c| c.at >= since && c.params["offset"] != -1,
+            Duration::from_secs(30),
+        ))
+        .expect("the daemon polls");
+    let made = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["--config", config.to_str().unwrap(), "token", "add", "bench"])
+        .output()
+        .unwrap();
+    let token_file = home.path().join("token");
+    std::fs::write(&token_file, &made.stdout).unwrap();
+    let server = format!("http://{listen}");
+    let token = token_file.to_str().unwrap();
+    let hook = ["--server", &server, "--token-file", token, "hook", "codex", "--timeout", "60s"];
+    for _ in 0..5 {
+        let (_, line) = first_line(&hook, PAYLOAD);
+        assert!(line.contains("\"behavior\":\"allow\""), "{line}");
+    }
+    let mut answered = Vec::with_capacity(samples);
+    for _ in 0..samples {
+        let (t, line) = first_line(&hook, PAYLOAD);
+        assert!(line.contains("\"behavior\":\"allow\""), "{line}");
+        answered.push(t);
+    }
+    let (median, p99) = spread(answered);
+    println!(
+        "| the same prompt from another machine: `arbiter --server http://127.0.0.1:… hook codex` start → answer (the daemon's rule, one round trip) | {samples} | {} | {} | | median ≤ 50 ms |",
+        ms(median),
+        ms(p99)
+    );
+    // Push → the owner's message, locally and through the daemon.
+    let pushes = samples.min(50);
+    let queue_arg = root.to_str().unwrap();
+    for (label, args) in [
+        ("local: `arbiter push`", vec!["--queue", queue_arg, "push", "-"]),
+        ("remote: `arbiter --server … push`", vec!["--server", &server, "--token-file", token, "push", "-"]),
+    ] {
+        let mut times = Vec::with_capacity(pushes);
+        for i in 0..pushes {
+            let title = format!("Bench push {label} {i}");
+            let plan = format!("---\ntitle: {title}\n---\n\n## Go\n\n**Options:**\n- `y` — Yes\n");
+            let started = Instant::now();
+            let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+                .args(&args)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            child.stdin.take().unwrap().write_all(plan.as_bytes()).unwrap();
+            let sent = runtime.block_on(fake.wait_until(
+                |f| f.messages(OWNER as i64).iter().any(|m| m.plain.contains(&title)),
+                Duration::from_secs(30),
+            ));
+            assert!(sent, "no message for {title}");
+            times.push(started.elapsed());
+            child.wait().unwrap();
+        }
+        let (median, p99) = spread(times);
+        println!(
+            "| push → the owner's message, {label} | {pushes} | {} | {} | | |",
+            ms(median),
+            ms(p99)
+        );
+    }
+    let _ = Command::new("kill").arg("-TERM").arg(daemon.id().to_string()).status();
+    let _ = daemon.wait();
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
@@ -169,6 +267,7 @@ fn main() {
         ms(v_median),
         ms(v_p99)
     );
+    remote(root, samples);
     // ARBITER_BENCH_KEEP=1: the queue stays, for a closer look (`strace`, `perf`) at one hook.
     if std::env::var_os("ARBITER_BENCH_KEEP").is_some() {
         eprintln!("queue kept: {}", dir.keep().display());

@@ -24,7 +24,11 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
     ("actions", &["plan", "queue"]),
     ("telegram", &["plan", "actions", "stats", "digest"]),
     ("agent", &["plan", "queue", "actions", "config"]),
-    ("mcp", &["plan", "queue", "actions", "agent", "config"]),
+    ("remote", &["agent", "config"]),
+    (
+        "mcp",
+        &["plan", "queue", "actions", "agent", "config", "remote"],
+    ),
     (
         "web",
         &[
@@ -56,7 +60,7 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
         "cli",
         &[
             "plan", "queue", "actions", "agent", "config", "stats", "mcp", "web", "daemon", "init",
-            "demo", "telegram", "digest", "quiet",
+            "demo", "telegram", "digest", "quiet", "remote",
         ],
     ),
 ];

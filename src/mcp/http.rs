@@ -46,8 +46,8 @@ use crate::actions::Caller;
 use crate::config::SecretToken;
 use crate::queue::Queue;
 
-/// The path the MCP endpoint is served at.
-pub const PATH: &str = "/mcp";
+/// The path the MCP endpoint is served at (where the agent side's client looks: `remote::MCP_PATH`).
+pub const PATH: &str = crate::remote::MCP_PATH;
 
 /// The router serving MCP over HTTP on [`PATH`], authenticated by the agent tokens (agent name → bearer token).
 ///

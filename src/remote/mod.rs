@@ -15,6 +15,9 @@ pub use session::Session;
 
 use crate::config::SecretToken;
 
+/// Where the daemon serves MCP (`crate::mcp::http::PATH`, which the MCP layer checks is the same).
+pub const MCP_PATH: &str = "/mcp";
+
 /// How long connecting may take before the daemon counts as unreachable.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a request that does not wait for the owner may take (a daemon that stalls longer is given up on).

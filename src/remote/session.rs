@@ -46,7 +46,7 @@ async fn diagnose(server: &Server, url: &str, said: &str) -> RemoteError {
 impl Session {
     /// Initializes a session with the daemon (at most [`REQUEST_TIMEOUT`]).
     pub async fn open(server: &Server) -> Result<Session, RemoteError> {
-        let url = server.url(crate::mcp::http::PATH);
+        let url = server.url(super::MCP_PATH);
         let config = StreamableHttpClientTransportConfig::with_uri(url.clone())
             .auth_header(server.token.expose());
         let transport = StreamableHttpClientTransport::with_client(server.client.clone(), config);
