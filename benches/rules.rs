@@ -103,9 +103,14 @@ fn first_line(args: &[&str], input: &str) -> (Duration, String) {
 fn remote(root: &std::path::Path, samples: usize) {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let _entered = runtime.enter();
-    let fake = runtime.block_on(arbiter_zebu::fakebot::FakeBot::start()).unwrap();
+    let fake = runtime
+        .block_on(arbiter_zebu::fakebot::FakeBot::start())
+        .unwrap();
     let home = tempfile::tempdir().unwrap();
-    let listen = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let listen = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
     let config = home.path().join("config.json");
     let json = serde_json::json!({
         "telegram": { "token": fake.token(), "allowedUsers": [OWNER], "apiUrl": fake.api_url() },
@@ -131,14 +136,29 @@ fn remote(root: &std::path::Path, samples: usize) {
         ))
         .expect("the daemon polls");
     let made = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["--config", config.to_str().unwrap(), "token", "add", "bench"])
+        .args([
+            "--config",
+            config.to_str().unwrap(),
+            "token",
+            "add",
+            "bench",
+        ])
         .output()
         .unwrap();
     let token_file = home.path().join("token");
     std::fs::write(&token_file, &made.stdout).unwrap();
     let server = format!("http://{listen}");
     let token = token_file.to_str().unwrap();
-    let hook = ["--server", &server, "--token-file", token, "hook", "codex", "--timeout", "60s"];
+    let hook = [
+        "--server",
+        &server,
+        "--token-file",
+        token,
+        "hook",
+        "codex",
+        "--timeout",
+        "60s",
+    ];
     for _ in 0..5 {
         let (_, line) = first_line(&hook, PAYLOAD);
         assert!(line.contains("\"behavior\":\"allow\""), "{line}");
@@ -158,13 +178,21 @@ fn remote(root: &std::path::Path, samples: usize) {
     // Push → the owner's message, locally and through the daemon.
     let pushes = samples.min(50);
     let queue_arg = root.to_str().unwrap();
-    for (label, args) in [
-        ("local: `arbiter push`", vec!["--queue", queue_arg, "push", "-"]),
-        ("remote: `arbiter --server … push`", vec!["--server", &server, "--token-file", token, "push", "-"]),
+    for (which, label, args) in [
+        (
+            "local",
+            "local: `arbiter push`",
+            vec!["--queue", queue_arg, "push", "-"],
+        ),
+        (
+            "remote",
+            "remote: `arbiter --server … push`",
+            vec!["--server", &server, "--token-file", token, "push", "-"],
+        ),
     ] {
         let mut times = Vec::with_capacity(pushes);
         for i in 0..pushes {
-            let title = format!("Bench push {label} {i}");
+            let title = format!("Bench push {which} {i}");
             let plan = format!("---\ntitle: {title}\n---\n\n## Go\n\n**Options:**\n- `y` — Yes\n");
             let started = Instant::now();
             let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
@@ -174,9 +202,18 @@ fn remote(root: &std::path::Path, samples: usize) {
                 .stderr(Stdio::null())
                 .spawn()
                 .unwrap();
-            child.stdin.take().unwrap().write_all(plan.as_bytes()).unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(plan.as_bytes())
+                .unwrap();
             let sent = runtime.block_on(fake.wait_until(
-                |f| f.messages(OWNER as i64).iter().any(|m| m.plain.contains(&title)),
+                |f| {
+                    f.messages(OWNER as i64)
+                        .iter()
+                        .any(|m| m.plain.contains(&title))
+                },
                 Duration::from_secs(30),
             ));
             assert!(sent, "no message for {title}");
@@ -190,7 +227,10 @@ fn remote(root: &std::path::Path, samples: usize) {
             ms(p99)
         );
     }
-    let _ = Command::new("kill").arg("-TERM").arg(daemon.id().to_string()).status();
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(daemon.id().to_string())
+        .status();
     let _ = daemon.wait();
 }
 

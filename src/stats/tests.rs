@@ -29,6 +29,7 @@ pub(super) fn plan(
         tag: None,
         agent: agent.map(str::to_owned),
         session: None,
+        machine: None,
         notify_session: None,
         created_at: created.map(str::to_owned),
         updated_at: None,

@@ -102,6 +102,7 @@ fn arb_plan() -> impl Strategy<Value = Plan> {
                 tag,
                 agent,
                 session: None,
+                machine: None,
                 notify_session,
                 created_at: None,
                 updated_at: None,

@@ -139,9 +139,9 @@ impl Prompt {
     }
 
     /// The plan to revise instead of pushing a new one: the same session's plan the owner sent back.
-    fn revises(&self, queue: &Queue) -> Option<Loaded> {
+    fn revises(&self, queue: &Queue, machine: Option<&str>) -> Option<Loaded> {
         match self {
-            Prompt::PlanApproval(call, _) => plan_mode::sent_back(queue, &call.origin),
+            Prompt::PlanApproval(call, _) => plan_mode::sent_back(queue, &call.origin, machine),
             _ => None,
         }
     }
@@ -331,7 +331,7 @@ pub async fn put(
     options: &HookOptions,
     watch: &mut Watch,
 ) -> Asked {
-    let previous = prompt.revises(queue);
+    let previous = prompt.revises(queue, options.plan.machine.as_deref());
     let revision = previous.as_ref().map(|p| p.plan.revision + 1);
     let spec = match prompt.spec(&options.plan, revision) {
         Ok(spec) => spec,

@@ -154,9 +154,9 @@ pub fn demote_headings(markdown: &str) -> String {
     out
 }
 
-/// The plan of the same agent session that the owner sent back, which this new plan revises.
+/// The plan of the same agent session (on the same machine) that the owner sent back, which this new plan revises.
 #[must_use]
-pub fn sent_back(queue: &Queue, origin: &Origin) -> Option<Loaded> {
+pub fn sent_back(queue: &Queue, origin: &Origin, machine: Option<&str>) -> Option<Loaded> {
     let session = origin.session.as_deref()?;
     queue
         .returned_plans()
@@ -165,6 +165,7 @@ pub fn sent_back(queue: &Queue, origin: &Origin) -> Option<Loaded> {
         .filter(|l| {
             l.plan.agent.as_deref() == Some(origin.agent.name)
                 && l.plan.session.as_deref() == Some(session)
+                && l.plan.machine.as_deref() == machine
                 && l.plan.decision(DECISION_ID).is_some()
                 && l.plan.decisions.len() == 1
         })
