@@ -712,3 +712,247 @@ async fn a_remote_hook_that_goes_away_withdraws_its_plan() {
     );
     assert!(files(&queue.join("pending")).is_empty());
 }
+
+/// `arbiter acp --server`: Gemini CLI over ACP beside an editor (the official ACP client library), its relay
+/// asking the daemon on another machine. The editor leaves the request waiting: the phone allows it (the card says
+/// whose machine asks), the command runs, the editor's copy is cancelled, the plan on the daemon names the machine,
+/// and nothing is written where the agent runs. Then a second request the editor answers first: the plan is
+/// withdrawn on the daemon with that reason.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_acp_agent_beside_an_editor_asks_the_daemon_on_another_machine() {
+    use crate::coding_agents::{LONG, submit, tap_option};
+    use crate::support::acp::{Answer, Editor, client_installed};
+    use crate::support::agent_cli::{self, Agent, Project};
+    use crate::support::model::Turn;
+    let Some(cli) = agent_cli::cli(Agent::Gemini) else {
+        return;
+    };
+    if !client_installed() {
+        return;
+    }
+    let r = Remote::start().await;
+    let token = r.token_file("devbox");
+    let model = Agent::Gemini
+        .model(vec![
+            Agent::Gemini.shell("call_phone", "touch phone.txt"),
+            Turn::Text("Created the file.".to_owned()),
+        ])
+        .await;
+    let project = Project::new(&cli, &model);
+    let mut editor = Editor::start_remote(
+        &cli,
+        &project,
+        &r.dash.base,
+        &token,
+        &["--phone-after", "1s"],
+        Answer::Never,
+        "Create the file",
+    );
+    let d = &r.dash.run;
+    let shown = d.open_announced("touch phone.txt").await;
+    assert!(
+        shown.plain.contains("@devbox"),
+        "{}\n{}",
+        shown.plain,
+        editor.report()
+    );
+    let id = shown.message_id;
+    d.tap(id, "▶️ Continue").await;
+    let decision = d
+        .wait_message(|m| m.message_id == id && m.plain.contains("1/1 ·"))
+        .await;
+    tap_option(d, &decision, "✅ Allow once").await;
+    submit(d).await;
+    let done = editor
+        .wait(LONG, |e| e["event"] == "prompt_done")
+        .await
+        .unwrap_or_else(|| panic!("the turn never ended\n{}", editor.report()));
+    assert_eq!(done["stopReason"], "end_turn", "{}", editor.report());
+    assert!(
+        project.dir().join("phone.txt").exists(),
+        "the allowed command did not run\n{}\n{}",
+        editor.report(),
+        model.log()
+    );
+    assert!(
+        editor
+            .raw()
+            .iter()
+            .any(|m| m["method"] == "$/cancel_request"),
+        "the editor's copy was not cancelled\n{}",
+        editor.report()
+    );
+    editor.close(LONG).await;
+    let queue = r.dash.run.queue.root();
+    let completed = files(&queue.join("completed"));
+    assert_eq!(completed.len(), 1, "{completed:?}");
+    let text = std::fs::read_to_string(queue.join("completed").join(&completed[0])).unwrap();
+    assert!(text.contains("\nmachine: devbox\n"), "{text}");
+    assert!(
+        !project.home().join(".arbiter").exists(),
+        "the relay wrote a queue where the agent runs"
+    );
+
+    // The editor answers after the plan reached the phone: withdrawn on the daemon, with the reason.
+    std::fs::remove_file(project.dir().join("phone.txt")).unwrap();
+    model.push(vec![
+        Agent::Gemini.shell("call_editor", "touch editor.txt"),
+        Turn::Text("Created it.".to_owned()),
+    ]);
+    let mut editor = Editor::start_remote(
+        &cli,
+        &project,
+        &r.dash.base,
+        &token,
+        &["--phone-after", "1s"],
+        Answer::Allow {
+            after: std::time::Duration::from_secs(8),
+        },
+        "Create the other file",
+    );
+    let announced = d
+        .wait_message(|m| m.plain.contains("touch editor.txt"))
+        .await;
+    editor
+        .wait(LONG, |e| e["event"] == "prompt_done")
+        .await
+        .unwrap_or_else(|| panic!("the second turn never ended\n{}", editor.report()));
+    assert!(
+        project.dir().join("editor.txt").exists(),
+        "{}",
+        editor.report()
+    );
+    let redrawn = d
+        .wait_message(|m| {
+            m.message_id == announced.message_id && m.plain.contains("answered in the editor")
+        })
+        .await;
+    assert!(!redrawn.plain.contains("Allow once"), "{}", redrawn.plain);
+    editor.close(LONG).await;
+    let withdrawn: Vec<String> = files(&queue.join("completed"))
+        .into_iter()
+        .filter(|f| !completed.contains(f))
+        .collect();
+    assert_eq!(withdrawn.len(), 1, "{withdrawn:?}");
+    let text = std::fs::read_to_string(queue.join("completed").join(&withdrawn[0])).unwrap();
+    assert!(text.contains("\nstatus: withdrawn\n"), "{text}");
+    let (_, entries) = arbiter_zebu::queue::audit::read(queue).unwrap().unwrap();
+    let line = entries
+        .iter()
+        .find(|e| e.action == "withdraw")
+        .unwrap_or_else(|| panic!("no withdraw line: {entries:?}"));
+    assert_eq!(line.value.as_deref(), Some("answered in the editor"));
+}
+
+/// `arbiter acp run --server`: headless, the daemon on another machine asks for the first instruction, the
+/// permission and the finished card; `🏁 Done` ends the session, exit 0. A token the daemon refuses: `acp run`
+/// exits at once with one line naming the URL, and beside an editor the relay is a plain one that says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acp_run_headless_through_the_daemon_on_another_machine() {
+    use crate::coding_agents::{LONG, submit, tap_option};
+    use crate::coding_agents_next::{is_card, open_card};
+    use crate::support::agent_cli::{self, Agent, Project};
+    use crate::support::model::Turn;
+    let Some(cli) = agent_cli::cli(Agent::Gemini) else {
+        return;
+    };
+    let r = Remote::start().await;
+    let token = r.token_file("runner");
+    let model = Agent::Gemini
+        .model(vec![
+            Agent::Gemini.shell("call_run", "touch headless.txt"),
+            Turn::Text("Created the file.".to_owned()),
+        ])
+        .await;
+    let project = Project::new(&cli, &model);
+    let (command, env) = project.acp(&cli);
+    let relay = |token: &Path| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+        cmd.arg("--server")
+            .arg(&r.dash.base)
+            .arg("--token-file")
+            .arg(token)
+            .args(["acp", "run", "--cwd"])
+            .arg(project.dir())
+            .arg("--")
+            .args(&command)
+            .env_clear()
+            .envs(env.clone())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd
+    };
+    // A wrong token: refused at once, nothing asked.
+    let wrong = r.agent_home.path().join("wrong.token");
+    std::fs::write(
+        &wrong,
+        "arbiter_0000000000000000000000000000000000000000000000000000000000000000\n",
+    )
+    .unwrap();
+    let refused = collect(relay(&wrong).spawn().unwrap());
+    assert_ne!(refused.code, Some(0), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("refused the token") && refused.stderr.contains(&r.dash.base),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        files(&r.dash.run.queue.root().join("pending")).is_empty()
+            && !r
+                .dash
+                .run
+                .chat()
+                .iter()
+                .any(|m| m.plain.contains("what should it do")),
+        "{}",
+        r.dash.run.transcript()
+    );
+
+    let mut run = relay(&token).spawn().expect("arbiter acp run");
+    let d = &r.dash.run;
+    let first = d
+        .wait_message(|m| m.plain.contains("what should it do?"))
+        .await;
+    assert!(first.plain.contains("@runner"), "{}", first.plain);
+    let id = first.message_id;
+    d.tap(id, "📂 Open").await;
+    d.wait_message(|m| m.message_id == id && m.plain.contains("📄"))
+        .await;
+    d.tap(id, "▶️ Continue").await;
+    d.wait_message(|m| m.message_id == id && m.plain.contains("1/1 · What should it do?"))
+        .await;
+    d.tap(id, "✏️ Custom").await;
+    let prompt = d
+        .wait_message(|m| m.plain.contains("What should it do?") && m.message_id != id)
+        .await;
+    d.fake
+        .send_reply(OWNER, "Create the file", prompt.message_id);
+    submit(d).await;
+    let shown = d.open_announced("touch headless.txt").await;
+    let id = shown.message_id;
+    d.tap(id, "▶️ Continue").await;
+    let decision = d
+        .wait_message(|m| m.message_id == id && m.plain.contains("1/1 ·"))
+        .await;
+    tap_option(d, &decision, "✅ Allow once").await;
+    submit(d).await;
+    let card = d.wait_message(is_card).await;
+    let (shown, decision) = open_card(d, card.message_id).await;
+    assert!(shown.plain.contains("Created the file."), "{}", shown.plain);
+    tap_option(d, &decision, "🏁 Done").await;
+    submit(d).await;
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = run.try_wait().unwrap() {
+            break status;
+        }
+        assert!(start.elapsed() < LONG, "acp run did not end");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
+    assert!(status.success(), "{status:?}");
+    assert!(project.dir().join("headless.txt").exists());
+    let (_, instruction) = model.last_message(0).expect("the model was asked");
+    assert!(instruction.contains("Create the file"), "{instruction}");
+    assert!(files(&r.dash.run.queue.root().join("pending")).is_empty());
+}

@@ -67,11 +67,14 @@ pub fn fill(text: &str, plan: &Plan, id: &str, now: &str) -> String {
 /// says why).
 #[must_use]
 pub fn set_key(text: &str, key: &str, value: &str) -> String {
+    let all = lines::split(text);
+    let eol = lines::file_ending(&all);
+    if !all.first().is_some_and(|l| lines::content(l) == "---") {
+        return format!("---{eol}{key}: {}{eol}---{eol}{text}", scalar(value));
+    }
     let Ok(plan) = crate::plan::parse(text, "") else {
         return text.to_owned();
     };
-    let all = lines::split(text);
-    let eol = lines::file_ending(&all);
     let fm = plan.frontmatter_lines.clone();
     let mut out: Vec<String> = all.iter().map(|l| (*l).to_owned()).collect();
     match fm.clone().find(|&i| top_key(all[i]) == Some(key)) {
@@ -100,7 +103,10 @@ fn rewrite(line: &str, value: &str) -> String {
     let Some((key, rest)) = c.split_once(':') else {
         return line.to_owned();
     };
-    let comment = rest.find(" #").map_or("", |i| &rest[i..]);
+    // The comment with the spaces before it, as they were.
+    let comment = rest
+        .find(" #")
+        .map_or("", |i| &rest[rest[..i].trim_end().len()..]);
     format!("{key}: {value}{comment}{eol}")
 }
 

@@ -2,11 +2,12 @@
 //! the same agent with no editor. The relay's exit code is the agent's.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
 
-use crate::agent::acp::{self, Mode, Settings};
+use crate::agent::acp::{self, Here, Mode, Phone, Settings};
 use crate::agent::hook::{HookOptions, OnTimeout, PlanOptions};
 
 use super::{CliError, duration};
@@ -89,18 +90,37 @@ impl Common {
 
 /// Runs the relay; exits with the agent's code.
 pub fn run(queue: super::At<'_>, args: AcpArgs) -> Result<(), CliError> {
-    // Not yet over HTTP: refused, rather than quietly asking through a local queue nobody reads.
-    let remote = queue
-        .remote
-        .server
-        .map(str::to_owned)
-        .or_else(|| crate::remote::process_env("ARBITER_SERVER"));
-    if let Some(server) = remote.filter(|s| !s.trim().is_empty()) {
-        return Err(CliError::Acp(format!(
-            "--server {server}: `arbiter acp` does not reach a daemon on another machine yet; run it where the \
-             daemon runs, or ask through the agent's hooks (`arbiter hook AGENT install --server …`)"
-        )));
-    }
+    let server = crate::remote::Server::from(queue.remote, &crate::remote::process_env)
+        .map_err(|e| CliError::Acp(e.to_string()))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Acp(format!("cannot start the tokio runtime: {e}")))?;
+    let (headless, common) = match &args.headless {
+        Some(AcpCommand::Run(run)) => (true, &run.common),
+        None => (false, &args.beside.common),
+    };
+    let hook = common.hook();
+    // Where the owner is asked: the daemon on another machine, or the queue of the one here.
+    let phone: Result<Arc<dyn Phone>, String> = match server {
+        Some(server) => runtime
+            .block_on(crate::remote::acp::Daemon::reached(server, &hook))
+            .map(|daemon| Arc::new(daemon) as Arc<dyn Phone>),
+        None => phone_queue(queue).map(|queue| Arc::new(Here(queue)) as Arc<dyn Phone>),
+    };
+    let phone = match phone {
+        Ok(phone) => Some(phone),
+        Err(why) if headless => {
+            return Err(CliError::Acp(format!(
+                "arbiter acp run needs the phone: {why}"
+            )));
+        }
+        Err(why) => {
+            eprintln!("arbiter acp: {why}: a plain relay, the editor answers everything");
+            None
+        }
+    };
     let (settings, command) = match args.headless {
         Some(AcpCommand::Run(run)) => {
             let cwd = match run.cwd {
@@ -110,44 +130,30 @@ pub fn run(queue: super::At<'_>, args: AcpArgs) -> Result<(), CliError> {
             };
             let cwd = std::fs::canonicalize(&cwd)
                 .map_err(|e| CliError::Acp(format!("--cwd {}: {e}", cwd.display())))?;
-            let queue = phone_queue(queue)
-                .map_err(|why| CliError::Acp(format!("arbiter acp run needs the phone: {why}")))?;
             let settings = Settings {
                 mode: Mode::Headless {
                     cwd: cwd.to_string_lossy().into_owned(),
                     prompt: run.prompt,
                 },
                 agent_name: run.common.agent_name.clone(),
-                queue: Some(queue),
-                hook: run.common.hook(),
+                phone,
+                hook,
             };
             (settings, run.command)
         }
         None => {
             let beside = args.beside;
-            let queue = match phone_queue(queue) {
-                Ok(queue) => Some(queue),
-                Err(why) => {
-                    eprintln!("arbiter acp: {why}: a plain relay, the editor answers everything");
-                    None
-                }
-            };
             let settings = Settings {
                 mode: Mode::Beside {
                     phone_after: beside.phone_after,
                 },
                 agent_name: beside.common.agent_name.clone(),
-                queue,
-                hook: beside.common.hook(),
+                phone,
+                hook,
             };
             (settings, beside.command)
         }
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Acp(format!("cannot start the tokio runtime: {e}")))?;
     let code = runtime.block_on(acp::run(settings, &command));
     // The editor's stdin may still be read by a blocking thread: not waited for.
     runtime.shutdown_background();

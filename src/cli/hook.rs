@@ -155,16 +155,18 @@ pub fn run(queue: super::At<'_>, command: HookCommand) -> Result<(), HookFailure
             event: event.clone(),
             input: text.clone(),
             files: hook::core::files::Sent::default(),
-            timeout_seconds: args.timeout.as_secs(),
-            stop_timeout_seconds: args.stop_timeout.as_secs(),
-            on_timeout: match args.on_timeout {
-                Fallback::Allow => "allow",
-                Fallback::Deny => "deny",
-                Fallback::Ask => "ask",
-            }
-            .to_owned(),
-            priority: args.priority,
-            tag: args.tag,
+            flags: crate::remote::hook::Flags {
+                timeout_seconds: args.timeout.as_secs(),
+                stop_timeout_seconds: args.stop_timeout.as_secs(),
+                on_timeout: match args.on_timeout {
+                    Fallback::Allow => "allow",
+                    Fallback::Deny => "deny",
+                    Fallback::Ask => "ask",
+                }
+                .to_owned(),
+                priority: args.priority,
+                tag: args.tag,
+            },
         };
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()

@@ -18,7 +18,7 @@ use crate::agent::hook::core::Watch;
 use crate::agent::hook::{self, HookOptions, OnTimeout, PlanOptions};
 use crate::plan::duration;
 use crate::queue::Queue;
-use crate::remote::hook::{HookRequest, HookResponse, PATH};
+use crate::remote::hook::{Flags, HookRequest, HookResponse, PATH};
 
 /// The longest a remote hook may ask the daemon to wait for the owner.
 const LONGEST: Duration = Duration::from_secs(24 * 3600);
@@ -52,7 +52,7 @@ async fn answer(
         );
         return (StatusCode::BAD_REQUEST, said).into_response();
     };
-    let options = match options(&request, &caller, hooks.grant_minutes) {
+    let options = match options(&request.flags, &caller, hooks.grant_minutes) {
         Ok(options) => options,
         Err(said) => return (StatusCode::BAD_REQUEST, said).into_response(),
     };
@@ -106,8 +106,8 @@ impl Drop for Gone {
 
 /// The hook's flags as a local hook reads them; the machine comes from the token, the grant's minutes from the
 /// daemon's config.
-fn options(
-    request: &HookRequest,
+pub(super) fn options(
+    request: &Flags,
     caller: &Caller,
     grant_minutes: Option<u32>,
 ) -> Result<HookOptions, String> {

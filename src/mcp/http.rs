@@ -74,7 +74,8 @@ pub fn router(
     );
     Router::new()
         .route_service(PATH, mcp)
-        .merge(super::hooks::router(queue, grant_minutes))
+        .merge(super::hooks::router(queue.clone(), grant_minutes))
+        .merge(super::acp::router(queue, grant_minutes))
         .route_layer(middleware::from_fn_with_state(
             Arc::new(Tokens::new(agent_tokens, machines)),
             authenticate,

@@ -3,6 +3,7 @@
 //!
 //! On stdio, standard output is the protocol: logs go to standard error only.
 
+mod acp;
 mod hooks;
 pub mod http;
 pub mod machines;

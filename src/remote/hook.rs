@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::{REQUEST_TIMEOUT, RemoteError, Server};
+use super::Server;
 use crate::agent::hook::core::files::{self, Sent};
 use crate::agent::hook::{Dialect, Event, Reply};
 
@@ -27,6 +27,13 @@ pub struct HookRequest {
     /// The files the input names, as they are on the agent's machine.
     #[serde(default)]
     pub files: Sent,
+    #[serde(flatten)]
+    pub flags: Flags,
+}
+
+/// The hook's flags, as the daemon reads them into the core's options.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Flags {
     pub timeout_seconds: u64,
     pub stop_timeout_seconds: u64,
     /// `allow`, `deny` or `ask`.
@@ -34,6 +41,14 @@ pub struct HookRequest {
     pub priority: String,
     #[serde(default)]
     pub tag: Option<String>,
+}
+
+impl Flags {
+    /// The longest the daemon may wait for the owner on this request.
+    #[must_use]
+    pub fn longest_wait(&self) -> Duration {
+        Duration::from_secs(self.timeout_seconds.max(self.stop_timeout_seconds))
+    }
 }
 
 /// What the daemon answers: the hook's stdout and stderr.
@@ -52,59 +67,12 @@ pub async fn ask(
 ) -> Reply {
     request.files = files::gather(&request.input);
     // The daemon answers within the hook's timeout (or the finished card's); past that and a margin it stalls.
-    let wait = Duration::from_secs(request.timeout_seconds.max(request.stop_timeout_seconds));
-    match post(server, &request, wait).await {
+    let wait = request.flags.longest_wait();
+    match server.post::<_, HookResponse>(PATH, &request, wait).await {
         Ok(response) => Reply {
             stdout: response.stdout,
             stderr: response.stderr,
         },
         Err(e) => Reply::fallback(dialect, answer_as, &e.to_string()),
     }
-}
-
-async fn post(
-    server: &Server,
-    request: &HookRequest,
-    wait: Duration,
-) -> Result<HookResponse, RemoteError> {
-    let url = server.url(PATH);
-    let limit = REQUEST_TIMEOUT + wait;
-    let sent = server
-        .client
-        .post(&url)
-        .bearer_auth(server.token.expose())
-        .json(request)
-        .timeout(limit)
-        .send()
-        .await
-        .map_err(|e| stalled_or(&url, limit, &e))?;
-    let status = sent.status();
-    if status.as_u16() == 401 {
-        return Err(RemoteError::Refused { url });
-    }
-    let body = sent
-        .bytes()
-        .await
-        .map_err(|e| stalled_or(&url, limit, &e))?;
-    if !status.is_success() {
-        let said = String::from_utf8_lossy(&body);
-        return Err(RemoteError::Garbage {
-            url,
-            reason: format!("HTTP {status}: {}", said.trim()),
-        });
-    }
-    serde_json::from_slice(&body).map_err(|e| RemoteError::Garbage {
-        url,
-        reason: format!("the answer is not the hook's reply ({e})"),
-    })
-}
-
-fn stalled_or(url: &str, limit: Duration, e: &http_client::Error) -> RemoteError {
-    if e.is_timeout() {
-        return RemoteError::Stalled {
-            url: url.to_owned(),
-            after: limit,
-        };
-    }
-    RemoteError::of_http(url, e)
 }

@@ -4,6 +4,7 @@
 //! queue ([`hook`]). Nothing is written locally and nothing is kept to send later: every failure answers at once
 //! with one line naming the URL ([`RemoteError`]).
 
+pub mod acp;
 pub mod hook;
 mod session;
 
@@ -161,6 +162,53 @@ impl Server {
     #[must_use]
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
+    }
+
+    /// Posts `body` as JSON to `path` and reads the JSON answer; the daemon has `wait` (the owner's time) and
+    /// [`REQUEST_TIMEOUT`] more before it counts as stalled.
+    pub async fn post<B: serde::Serialize, T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &B,
+        wait: Duration,
+    ) -> Result<T, RemoteError> {
+        let url = self.url(path);
+        let limit = REQUEST_TIMEOUT + wait;
+        let stalled_or = |e: &http_client::Error| {
+            if e.is_timeout() {
+                RemoteError::Stalled {
+                    url: url.clone(),
+                    after: limit,
+                }
+            } else {
+                RemoteError::of_http(&url, e)
+            }
+        };
+        let sent = self
+            .client
+            .post(&url)
+            .bearer_auth(self.token.expose())
+            .json(body)
+            .timeout(limit)
+            .send()
+            .await
+            .map_err(|e| stalled_or(&e))?;
+        let status = sent.status();
+        if status.as_u16() == 401 {
+            return Err(RemoteError::Refused { url });
+        }
+        let answer = sent.bytes().await.map_err(|e| stalled_or(&e))?;
+        if !status.is_success() {
+            let said = String::from_utf8_lossy(&answer);
+            return Err(RemoteError::Garbage {
+                url,
+                reason: format!("HTTP {status}: {}", said.trim()),
+            });
+        }
+        serde_json::from_slice(&answer).map_err(|e| RemoteError::Garbage {
+            url,
+            reason: format!("not the answer asked for ({e})"),
+        })
     }
 }
 

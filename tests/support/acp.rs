@@ -2,6 +2,7 @@
 //! `agent-client-protocol`, pinned in .ci/run), starting `arbiter acp … -- AGENT` as Zed would, and logging what
 //! it sees as JSON lines. Without the package the tests are skipped, unless `ARBITER_REQUIRE_AGENTS=1`.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -54,6 +55,38 @@ impl Editor {
         answer: Answer,
         prompt: &str,
     ) -> Editor {
+        let at = [OsStr::new("--queue"), queue.as_os_str()];
+        Editor::start_at(cli, project, &at, relay, answer, prompt)
+    }
+
+    /// [`Editor::start`] with the relay pointed at a daemon on another machine: `arbiter --server URL
+    /// --token-file FILE acp RELAY… -- AGENT`.
+    pub fn start_remote(
+        cli: &Cli,
+        project: &Project,
+        server: &str,
+        token_file: &Path,
+        relay: &[&str],
+        answer: Answer,
+        prompt: &str,
+    ) -> Editor {
+        let at = [
+            OsStr::new("--server"),
+            OsStr::new(server),
+            OsStr::new("--token-file"),
+            token_file.as_os_str(),
+        ];
+        Editor::start_at(cli, project, &at, relay, answer, prompt)
+    }
+
+    fn start_at(
+        cli: &Cli,
+        project: &Project,
+        at: &[&OsStr],
+        relay: &[&str],
+        answer: Answer,
+        prompt: &str,
+    ) -> Editor {
         let (agent, env) = project.acp(cli);
         let log = project
             .home()
@@ -76,8 +109,7 @@ impl Editor {
             .arg(after.as_secs_f64().to_string())
             .arg("--")
             .arg(env!("CARGO_BIN_EXE_arbiter"))
-            .arg("--queue")
-            .arg(queue)
+            .args(at)
             .arg("acp")
             .args(relay)
             .arg("--")

@@ -96,11 +96,46 @@ pub struct Acp {
     pub agent: Agent,
 }
 
+/// The most agent names a process keeps.
+pub const NAMES_KEPT: usize = 256;
+/// The longest agent name or title kept (characters).
+const NAME_MAX: usize = 80;
+
 impl Acp {
     /// The dialect of the agent called `name` (`agentInfo.name`, or `--agent-name`); `title` is what people know it
-    /// by when the agent says (`agentInfo.title`). Names are kept for the process's life (one agent per relay).
+    /// by when the agent says (`agentInfo.title`). Names are kept for the process's life, each once (a relay has
+    /// one agent; a daemon answering relays on other machines keeps at most [`NAMES_KEPT`], then calls the others
+    /// by a plain name).
     #[must_use]
     pub fn named(name: &str, title: Option<&str>) -> Acp {
+        use std::collections::HashMap;
+        use std::sync::{Mutex, PoisonError};
+        type Names = HashMap<(String, Option<String>), Acp>;
+        static KEPT: Mutex<Option<Names>> = Mutex::new(None);
+        let mut kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
+        let kept = kept.get_or_insert_with(HashMap::new);
+        let key = (name.to_owned(), title.map(str::to_owned));
+        if let Some(acp) = kept.get(&key) {
+            return *acp;
+        }
+        if kept.len() >= NAMES_KEPT {
+            return Acp {
+                agent: Agent {
+                    name: "acp-agent",
+                    display: "The agent",
+                    short: "The agent",
+                },
+            };
+        }
+        let acp = Acp::new(name, title);
+        kept.insert(key, acp);
+        acp
+    }
+
+    fn new(name: &str, title: Option<&str>) -> Acp {
+        let name: String = name.chars().take(NAME_MAX).collect();
+        let title: Option<String> = title.map(|t| t.chars().take(NAME_MAX).collect());
+        let (name, title) = (name.as_str(), title.as_deref());
         let slug = crate::plan::slug::slug(name);
         let slug = if slug.is_empty() {
             "acp-agent".to_owned()

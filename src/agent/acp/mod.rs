@@ -9,8 +9,9 @@
 
 pub mod dialect;
 pub mod jsonrpc;
-mod phone;
+pub mod phone;
 mod pipes;
 pub mod relay;
 
+pub use phone::{Here, Phone};
 pub use relay::{Mode, Settings, run};

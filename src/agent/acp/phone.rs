@@ -2,6 +2,12 @@
 //! a finished turn's card, and a headless session's first instruction. Each runs as a task of its own and stops
 //! waiting when the relay tells it why (the editor answered first, the session ended): its plan is withdrawn with
 //! that reason.
+//!
+//! The relay asks through a [`Phone`]: [`Here`], the queue of a daemon on this machine, or a daemon on another
+//! machine (`crate::remote::acp`), which runs these same functions on its own queue.
+
+use std::future::Future;
+use std::pin::Pin;
 
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -14,6 +20,90 @@ use crate::agent::{WaitOutcome, push_spec};
 use crate::queue::Queue;
 
 use super::dialect::{Acp, Kind, Request, answered};
+
+/// What an answer from the phone is on its way to be.
+pub type Asking<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// A permission request as the relay read it, with what the agent wrote (for a daemon that reads it again).
+#[derive(Debug, Clone)]
+pub struct Ask {
+    pub acp: Acp,
+    pub request: Request,
+    /// The `session/request_permission`'s params.
+    pub params: Value,
+    /// The session's folder.
+    pub cwd: Option<String>,
+}
+
+/// Where the relay asks the owner. Every answer comes back to the relay's one task as an event.
+pub trait Phone: Send + Sync {
+    /// The standing rules' answer to `ask` (the agent's option), before anyone is asked, and their warnings.
+    fn ruled(&self, ask: Ask, options: PlanOptions) -> Asking<(Option<Value>, Vec<String>)>;
+    /// `ask` on the phone: the agent's option for the owner's answer, or why there is none. `told` stops the wait.
+    fn permission(
+        &self,
+        ask: Ask,
+        options: HookOptions,
+        told: oneshot::Receiver<String>,
+    ) -> Asking<Result<Value, String>>;
+    /// The finished turn's card: the owner's next instruction, `None` to stop.
+    fn card(
+        &self,
+        origin: Origin,
+        message: String,
+        options: HookOptions,
+        told: oneshot::Receiver<String>,
+    ) -> Asking<Result<Option<String>, String>>;
+    /// A headless session's first instruction.
+    fn first_prompt(
+        &self,
+        origin: Origin,
+        options: HookOptions,
+        told: oneshot::Receiver<String>,
+    ) -> Asking<Result<String, String>>;
+}
+
+/// The queue of a daemon on this machine.
+pub struct Here(pub Queue);
+
+impl Phone for Here {
+    fn ruled(&self, ask: Ask, options: PlanOptions) -> Asking<(Option<Value>, Vec<String>)> {
+        let queue = self.0.clone();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || ruled(&queue, &ask.acp, &ask.request, &options))
+                .await
+                .unwrap_or_else(|e| (None, vec![format!("the standing rules failed: {e}")]))
+        })
+    }
+
+    fn permission(
+        &self,
+        ask: Ask,
+        options: HookOptions,
+        told: oneshot::Receiver<String>,
+    ) -> Asking<Result<Value, String>> {
+        Box::pin(permission(self.0.clone(), ask.request, options, told))
+    }
+
+    fn card(
+        &self,
+        origin: Origin,
+        message: String,
+        options: HookOptions,
+        told: oneshot::Receiver<String>,
+    ) -> Asking<Result<Option<String>, String>> {
+        Box::pin(card(self.0.clone(), origin, message, options, told))
+    }
+
+    fn first_prompt(
+        &self,
+        origin: Origin,
+        options: HookOptions,
+        told: oneshot::Receiver<String>,
+    ) -> Asking<Result<String, String>> {
+        Box::pin(first_prompt(self.0.clone(), origin, options, told))
+    }
+}
 
 /// The answer a standing rule gives `request` (the agent's `allow_once`), before anyone is asked, and what the
 /// rules had to say.
@@ -67,14 +157,14 @@ pub async fn permission(
         .ok_or_else(|| format!("the agent offered no option for the owner's answer ({kind:?})"))
 }
 
-/// The finished turn's card: the owner's next instruction, or stop.
+/// The finished turn's card: the owner's next instruction, or `None` to stop.
 pub async fn card(
     queue: Queue,
     origin: Origin,
     message: String,
     options: HookOptions,
     told: oneshot::Receiver<String>,
-) -> Result<Verdict, String> {
+) -> Result<Option<String>, String> {
     if let Some(reason) = core::nobody_to_ask(&queue) {
         return Err(reason);
     }
@@ -84,7 +174,10 @@ pub async fn card(
         last: LastMessage::Text(Some(message)),
         cap: None,
     };
-    finished::next(&queue, &finished, &options, &mut watch).await
+    match finished::next(&queue, &finished, &options, &mut watch).await? {
+        Verdict::Continue { instruction } => Ok(Some(instruction)),
+        _ => Ok(None),
+    }
 }
 
 /// A headless session's first instruction: `▶️ <agent> · <folder>: what should it do?`, typed on the phone.

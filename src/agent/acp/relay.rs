@@ -9,11 +9,14 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc::{self, UnboundedSender};
 use tokio::sync::oneshot;
 
-use crate::agent::hook::core::{HookOptions, Verdict};
-use crate::queue::Queue;
+use crate::agent::hook::core::HookOptions;
+use std::sync::Arc;
 
-use super::dialect::{Acp, Request};
+use super::phone::Phone;
+
+use super::dialect::Acp;
 use super::jsonrpc::{self, Message};
+use super::phone::Ask;
 use super::pipes::{self, Piece};
 
 mod permissions;
@@ -33,8 +36,8 @@ pub struct Settings {
     pub mode: Mode,
     /// `--agent-name`, over the agent's own `agentInfo.name`.
     pub agent_name: Option<String>,
-    /// The queue the phone reads; `None`: a plain relay.
-    pub queue: Option<Queue>,
+    /// Where the owner is asked (a daemon here or on another machine); `None`: a plain relay.
+    pub phone: Option<Arc<dyn Phone>>,
     pub hook: HookOptions,
 }
 
@@ -48,7 +51,7 @@ enum Event {
     PhoneDue(String),
     Phoned(String, Result<Value, String>),
     CardDue(String, u64),
-    Carded(String, u64, Result<Verdict, String>),
+    Carded(String, u64, Result<Option<String>, String>),
     Started(Result<String, String>),
     Signal(&'static str),
     /// The agent had its time to exit after the editor left.
@@ -69,7 +72,7 @@ enum Own {
 struct Permission {
     id: Value,
     line: String,
-    request: Request,
+    ask: Ask,
     /// Sent on to the editor (then a phone answer cancels the editor's copy).
     forwarded: bool,
     /// On the phone: tells its task to stop waiting, and why.
@@ -269,7 +272,7 @@ impl Relay {
     }
 
     fn start(&mut self) {
-        if self.settings.queue.is_none() {
+        if self.settings.phone.is_none() {
             return;
         }
         if let Mode::Headless { .. } = self.settings.mode {

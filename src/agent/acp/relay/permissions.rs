@@ -6,7 +6,7 @@ use tokio::sync::oneshot;
 
 use super::super::dialect::Kind;
 use super::super::jsonrpc;
-use super::super::phone;
+use super::super::phone::Ask;
 use super::{Event, Permission, Relay, say};
 
 impl Relay {
@@ -27,24 +27,30 @@ impl Relay {
             }
         };
         let key = jsonrpc::key(&id);
-        let Some(queue) = self.settings.queue.clone() else {
+        let Some(phone) = self.settings.phone.clone() else {
             return self.to_editor(line);
         };
-        let rules_request = request.clone();
+        let ask = Ask {
+            acp,
+            request,
+            params: params.clone(),
+            cwd,
+        };
+        let rules_ask = ask.clone();
         let options = self.settings.hook.plan.clone();
         self.permissions.insert(
             key.clone(),
             Permission {
                 id,
                 line,
-                request,
+                ask,
                 forwarded: false,
                 phone: None,
             },
         );
         let events = self.events.clone();
-        tokio::task::spawn_blocking(move || {
-            let (answer, warnings) = phone::ruled(&queue, &acp, &rules_request, &options);
+        tokio::spawn(async move {
+            let (answer, warnings) = phone.ruled(rules_ask, options).await;
             let _ = events.send(Event::Ruled(key, answer, warnings));
         });
     }
@@ -71,7 +77,7 @@ impl Relay {
     }
 
     pub(super) fn phone_due(&mut self, key: &str) {
-        let Some(queue) = self.settings.queue.clone() else {
+        let Some(phone) = self.settings.phone.clone() else {
             return;
         };
         let Some(permission) = self.permissions.get_mut(key) else {
@@ -79,12 +85,12 @@ impl Relay {
         };
         let (tell, told) = oneshot::channel();
         permission.phone = Some(tell);
-        let request = permission.request.clone();
+        let ask = permission.ask.clone();
         let options = self.settings.hook.clone();
         let events = self.events.clone();
         let key = key.to_owned();
         self.tasks.push(tokio::spawn(async move {
-            let answer = phone::permission(queue, request, options, told).await;
+            let answer = phone.permission(ask, options, told).await;
             let _ = events.send(Event::Phoned(key, answer));
         }));
     }
@@ -100,6 +106,7 @@ impl Relay {
                 say(&format!("{why}: denied"));
                 let cancelled = json!({"outcome": {"outcome": "cancelled"}});
                 permission
+                    .ask
                     .request
                     .answer(Kind::RejectOnce)
                     .unwrap_or(cancelled)
@@ -123,7 +130,7 @@ impl Relay {
     /// The session's open plans are withdrawn with `why`.
     pub(super) fn end_session(&mut self, session: &str, why: &str) {
         for permission in self.permissions.values_mut() {
-            if permission.request.call.origin.session.as_deref() == Some(session)
+            if permission.ask.request.call.origin.session.as_deref() == Some(session)
                 && let Some(phone) = permission.phone.take()
             {
                 let _ = phone.send(why.to_owned());

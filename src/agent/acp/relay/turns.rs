@@ -6,9 +6,8 @@ use tokio::sync::oneshot;
 
 use super::super::dialect::Acp;
 use super::super::jsonrpc;
-use super::super::phone;
 use super::{Event, Mode, Own, Relay, say};
-use crate::agent::hook::core::{Origin, Verdict};
+use crate::agent::hook::core::Origin;
 
 impl Relay {
     pub(super) fn own_answered(&mut self, own: Own, result: Result<Value, Value>) {
@@ -79,7 +78,7 @@ impl Relay {
     }
 
     pub(super) fn ask_first(&mut self, session: &str) {
-        let Some(queue) = self.settings.queue.clone() else {
+        let Some(phone) = self.settings.phone.clone() else {
             return;
         };
         let origin = self.origin(session);
@@ -88,7 +87,7 @@ impl Relay {
         let options = self.settings.hook.clone();
         let events = self.events.clone();
         self.tasks.push(tokio::spawn(async move {
-            let prompt = phone::first_prompt(queue, origin, options, told).await;
+            let prompt = phone.first_prompt(origin, options, told).await;
             let _ = events.send(Event::Started(prompt));
         }));
     }
@@ -104,7 +103,7 @@ impl Relay {
     }
 
     pub(super) fn turn_ended(&mut self, session: String) {
-        if self.settings.queue.is_none() {
+        if self.settings.phone.is_none() {
             return;
         }
         let turn = self.sessions.entry(session.clone()).or_default().turn;
@@ -112,7 +111,7 @@ impl Relay {
     }
 
     pub(super) fn card_due(&mut self, session: &str, turn: u64) {
-        let Some(queue) = self.settings.queue.clone() else {
+        let Some(phone) = self.settings.phone.clone() else {
             return;
         };
         if self
@@ -131,12 +130,17 @@ impl Relay {
         let events = self.events.clone();
         let session = session.to_owned();
         self.tasks.push(tokio::spawn(async move {
-            let verdict = phone::card(queue, origin, message, options, told).await;
+            let verdict = phone.card(origin, message, options, told).await;
             let _ = events.send(Event::Carded(session, turn, verdict));
         }));
     }
 
-    pub(super) fn carded(&mut self, session: &str, turn: u64, verdict: Result<Verdict, String>) {
+    pub(super) fn carded(
+        &mut self,
+        session: &str,
+        turn: u64,
+        verdict: Result<Option<String>, String>,
+    ) {
         let Some(state) = self.sessions.get_mut(session) else {
             return;
         };
@@ -145,8 +149,8 @@ impl Relay {
         }
         state.card = None;
         match verdict {
-            Ok(Verdict::Continue { instruction }) => self.prompt(session, &instruction),
-            Ok(_) => {
+            Ok(Some(instruction)) => self.prompt(session, &instruction),
+            Ok(None) => {
                 if self.headless() {
                     say("the owner tapped 🏁 Done: the session ends");
                     self.done = Some(0);
