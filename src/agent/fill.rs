@@ -69,7 +69,7 @@ pub fn fill(text: &str, plan: &Plan, id: &str, now: &str) -> String {
 pub fn set_key(text: &str, key: &str, value: &str) -> String {
     let all = lines::split(text);
     let eol = lines::file_ending(&all);
-    if !all.first().is_some_and(|l| lines::content(l) == "---") {
+    if all.first().is_none_or(|l| lines::content(l) != "---") {
         return format!("---{eol}{key}: {}{eol}---{eol}{text}", scalar(value));
     }
     let Ok(plan) = crate::plan::parse(text, "") else {
