@@ -559,6 +559,36 @@ fn pure_layers_do_no_io() {
     );
 }
 
+/// A plan's file is changed only through the action layer: the store's edit (`Queue::edit_with`, crate-private)
+/// is called from `actions` alone (and defined in `queue`), so every change is decided in `access.rs` and writes
+/// its audit line.
+#[test]
+fn only_the_action_layer_edits_a_plan() {
+    let mut found = Vec::new();
+    let mut callers = 0;
+    for m in modules() {
+        for (n, line) in m.code.lines().enumerate() {
+            if !line.contains(".edit_with(") {
+                continue;
+            }
+            if is_within(&m.path, "actions") {
+                callers += 1;
+            } else if !is_within(&m.path, "queue") {
+                found.push(format!("{}:{}: {}", m.file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        callers > 0,
+        "the check sees no call of the store's edit at all"
+    );
+    assert!(
+        found.is_empty(),
+        "a plan edited outside the action layer:\n{}",
+        found.join("\n")
+    );
+}
+
 /// The checks above would pass on anything if they read nothing: they must see the modules and the edges
 /// every adapter has.
 #[test]

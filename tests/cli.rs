@@ -1,10 +1,10 @@
 //! The agent commands through the real binary: push, status, get, list, notifications, and their errors.
 
-use arbiter_zebu::plan::{Edit, parse};
-use arbiter_zebu::queue::Queue;
+use arbiter_zebu::plan::parse;
 use serde_json::{Value, json};
 
 use crate::cli_support::Arbiter;
+use crate::support::owner::Owner;
 use crate::support::{SPEC_EXAMPLE, TempQueue, plan_with};
 
 const NOW: &str = "2026-02-01T10:00:00Z";
@@ -38,14 +38,6 @@ pub const SPEC_EXAMPLE_JSON: &str = r#"{
        {"key": "cdn", "label": "Edge caching only"}]}
   ]
 }"#;
-
-fn answer(decision: &str, key: &str, label: &str) -> Edit {
-    Edit::Answer {
-        decision: decision.into(),
-        key: key.into(),
-        label: label.into(),
-    }
-}
 
 #[test]
 fn push_json_from_stdin_writes_the_design_example() {
@@ -273,22 +265,13 @@ fn push_refuses_an_id_that_is_already_pending() {
 }
 
 /// The example plan with one answer, one skip and one custom answer.
-fn answered_example(q: &TempQueue) -> Queue {
+fn answered_example(q: &TempQueue) -> Owner {
     q.drop_plan("ceo-api-abc123.md", SPEC_EXAMPLE);
-    let queue = Queue::open(q.root(), true).unwrap();
-    let by = Some(OWNER);
-    let jwt = answer("auth-strategy", "jwt", "JWT tokens (stateless, scalable)");
-    queue.edit("abc123", &jwt, by, NOW).unwrap();
-    let skip = Edit::Skip {
-        decision: "database".into(),
-    };
-    queue.edit("abc123", &skip, by, NOW).unwrap();
-    let custom = Edit::Custom {
-        decision: "caching".into(),
-        text: "varnish: in front".into(),
-    };
-    queue.edit("abc123", &custom, by, NOW).unwrap();
-    queue
+    let owner = Owner::new(q.root()).at(NOW);
+    owner.answer("abc123", "auth-strategy", "jwt");
+    owner.skip("abc123", "database");
+    owner.custom("abc123", "caching", "varnish: in front");
+    owner
 }
 
 #[test]
@@ -344,10 +327,9 @@ fn status_and_get_report_state_and_answers() {
 #[test]
 fn status_finds_completed_plans_and_unknown_ids_fail() {
     let q = TempQueue::new();
-    let queue = answered_example(&q);
-    queue
-        .edit("abc123", &Edit::Submit, Some(OWNER), "2026-02-01T11:00:00Z")
-        .unwrap();
+    answered_example(&q)
+        .at("2026-02-01T11:00:00Z")
+        .submit("abc123");
     let out = Arbiter::new(&q).args(&["status", "abc123", "--json"]).run();
     let v: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(
@@ -382,10 +364,7 @@ fn list_shows_the_pending_queue_and_warns_about_broken_files() {
     let urgent = plan_with("p2", "s", 1).replace("priority: normal", "priority: urgent\ntag: ops");
     q.drop_plan("p2.md", &urgent);
     q.drop_plan("broken.md", "---\nid: x\npriority: asap\n---\n## D\n");
-    let queue = Queue::open(q.root(), true).unwrap();
-    queue
-        .edit("p1", &answer("q1", "yes", "Yes"), Some(OWNER), NOW)
-        .unwrap();
+    Owner::new(q.root()).at(NOW).answer("p1", "q1", "yes");
     let out = Arbiter::new(&q).args(&["list"]).run();
     assert_eq!(out.code, Some(0));
     assert_eq!(

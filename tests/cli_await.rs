@@ -3,27 +3,18 @@
 
 use std::time::{Duration, Instant};
 
-use arbiter_zebu::plan::Edit;
 use arbiter_zebu::queue::Queue;
 use serde_json::{Value, json};
 
 use crate::cli_support::{Arbiter, collect};
+use crate::support::owner::Owner;
 use crate::support::{TempQueue, plan_with};
 
-const NOW: &str = "2026-02-01T10:00:00Z";
-
 fn answer_and_submit(queue: &Queue, id: &str) {
-    let yes = Edit::Answer {
-        decision: "q1".into(),
-        key: "yes".into(),
-        label: "Yes".into(),
-    };
-    queue.edit(id, &yes, Some("7"), NOW).unwrap();
-    let skip = Edit::Skip {
-        decision: "q2".into(),
-    };
-    queue.edit(id, &skip, Some("7"), NOW).unwrap();
-    queue.edit(id, &Edit::Submit, Some("7"), NOW).unwrap();
+    let owner = Owner::new(queue.root());
+    owner.answer(id, "q1", "yes");
+    owner.skip(id, "q2");
+    owner.submit(id);
 }
 
 #[test]

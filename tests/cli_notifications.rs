@@ -1,11 +1,11 @@
 //! `arbiter notifications`: listing, filtering by session, JSON, and `--ack` deleting only what was printed.
 
 use arbiter_zebu::agent::notifications;
-use arbiter_zebu::plan::Edit;
 use arbiter_zebu::queue::Queue;
 use serde_json::{Value, json};
 
 use crate::cli_support::Arbiter;
+use crate::support::owner::Owner;
 use crate::support::{TempQueue, plan_with};
 
 const DONE: &str = "2026-02-01T11:00:00Z";
@@ -15,13 +15,9 @@ fn two_completed(q: &TempQueue) -> Queue {
     let queue = Queue::open(q.root(), true).unwrap();
     for (id, session) in [("n1", "agent:a:main"), ("n2", "agent:b:main")] {
         q.drop_plan(&format!("{id}.md"), &plan_with(id, session, 1));
-        let yes = Edit::Answer {
-            decision: "q1".into(),
-            key: "yes".into(),
-            label: "Yes".into(),
-        };
-        queue.edit(id, &yes, Some("1"), DONE).unwrap();
-        queue.edit(id, &Edit::Submit, Some("1"), DONE).unwrap();
+        let owner = Owner::new(q.root()).at(DONE);
+        owner.answer(id, "q1", "yes");
+        owner.submit(id);
     }
     assert_eq!(
         q.files("notify"),

@@ -5,11 +5,10 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use arbiter_zebu::plan::Edit;
-use arbiter_zebu::queue::Queue;
 use serde_json::{Value, json};
 
 use crate::support::TempQueue;
+use crate::support::owner::Owner;
 
 /// A running `arbiter mcp` and the JSON lines it wrote.
 pub(crate) struct Client {
@@ -193,18 +192,9 @@ fn push_get_await_over_stdio() {
         )
     );
 
-    let queue = Queue::open(q.root(), true).unwrap();
-    let yes = Edit::Answer {
-        decision: "release-now".into(),
-        key: "yes".into(),
-        label: "yes".into(),
-    };
-    queue
-        .edit(&id, &yes, Some("7"), "2026-02-01T10:00:00Z")
-        .unwrap();
-    queue
-        .edit(&id, &Edit::Submit, Some("7"), "2026-02-01T10:00:00Z")
-        .unwrap();
+    let owner = Owner::new(q.root());
+    owner.answer(&id, "release-now", "yes");
+    owner.submit(&id);
     let done = mcp.call("arbiter_await", json!({"id": id, "timeout_seconds": 30}));
     assert_eq!(done["structuredContent"]["status"], "completed");
     assert_eq!(

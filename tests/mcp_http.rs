@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 
 use arbiter_zebu::config::SecretToken;
-use arbiter_zebu::plan::Edit;
 use arbiter_zebu::queue::Queue;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -14,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::mcp::Client as StdioClient;
 use crate::support::TempQueue;
 use crate::support::mcp_http::{HttpClient, snapshot};
+use crate::support::owner::Owner;
 
 const BUILDER_TOKEN: &str = "builder-token-6d1f0c";
 const REVIEWER_TOKEN: &str = "reviewer-token-93ab27";
@@ -59,18 +59,9 @@ async fn serve(q: &TempQueue) -> String {
 }
 
 fn answer_and_submit(q: &TempQueue, id: &str) {
-    let queue = Queue::open(q.root(), true).unwrap();
-    let yes = Edit::Answer {
-        decision: "release-now".into(),
-        key: "yes".into(),
-        label: "yes".into(),
-    };
-    queue
-        .edit(id, &yes, Some("7"), "2026-02-01T10:00:00Z")
-        .unwrap();
-    queue
-        .edit(id, &Edit::Submit, Some("7"), "2026-02-01T10:00:00Z")
-        .unwrap();
+    let owner = Owner::new(q.root());
+    owner.answer(id, "release-now", "yes");
+    owner.submit(id);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

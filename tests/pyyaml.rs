@@ -6,14 +6,13 @@
 use std::path::Path;
 use std::process::Command;
 
-use arbiter_zebu::plan::Edit;
 use arbiter_zebu::plan::yaml_value::scalar;
-use arbiter_zebu::queue::{Outcome, Queue};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use serde_json::{Value, json};
 
 use crate::support::TempQueue;
+use crate::support::owner::Owner;
 
 const NOW: &str = "2026-02-01T10:00:00Z";
 
@@ -149,29 +148,21 @@ fn pyyaml_reads_every_answer_of_a_submitted_plan_as_the_exact_string() {
     let q = TempQueue::new();
     let (text, expected) = hostile_plan();
     q.drop_plan("py.md", &text);
-    let queue = Queue::open(q.root(), true).unwrap();
+    let owner = Owner::new(q.root()).at(NOW);
     for (n, (id, answer)) in expected.iter().enumerate() {
-        let edit = if n < TAPPED.len() {
-            Edit::Answer {
-                decision: id.clone(),
-                key: (*answer).to_owned(),
-                label: format!("Answer {n}"),
-            }
+        if n < TAPPED.len() {
+            owner.answer("py", id, answer);
         } else {
-            Edit::Custom {
-                decision: id.clone(),
-                text: (*answer).to_owned(),
-            }
-        };
-        queue.edit("py", &edit, Some("93533553"), NOW).unwrap();
+            owner.custom("py", id, answer);
+        }
     }
-    let Outcome::Completed { plan, notify } = queue.edit("py", &Edit::Submit, None, NOW).unwrap()
-    else {
-        panic!("not completed")
-    };
-    let notify = notify.unwrap();
+    owner.submit("py");
+    let notify = q.root().join("notify/_--py.md");
+    let completed = q.files("completed");
+    assert_eq!(completed.len(), 1, "{completed:?}");
+    let plan_path = q.root().join("completed").join(&completed[0]);
     assert_eq!(q.files("notify"), ["_--py.md"]);
-    let Some(read) = pyyaml(&[&notify, &plan.path]) else {
+    let Some(read) = pyyaml(&[&notify, &plan_path]) else {
         return;
     };
     for (loader, files) in read.as_object().unwrap() {

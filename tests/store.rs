@@ -3,20 +3,14 @@
 use std::fs;
 use std::sync::Arc;
 
-use arbiter_zebu::plan::{DecisionStatus, Edit, EditError, PlanStatus, parse};
-use arbiter_zebu::queue::{Outcome, Queue, StoreError};
+use arbiter_zebu::actions::{Action, Outcome};
+use arbiter_zebu::plan::{DecisionStatus, PlanStatus, parse};
+use arbiter_zebu::queue::Queue;
 
+use crate::support::owner::Owner;
 use crate::support::{SPEC_EXAMPLE, TempQueue, plan_with};
 
 const NOW: &str = "2026-02-01T10:00:00Z";
-
-fn answer(key: &str, label: &str, decision: &str) -> Edit {
-    Edit::Answer {
-        decision: decision.into(),
-        key: key.into(),
-        label: label.into(),
-    }
-}
 
 #[test]
 fn scan_reads_plans_and_reports_problems_without_stopping() {
@@ -88,73 +82,42 @@ fn a_look_at_named_files_rereads_only_those_and_a_full_scan_catches_the_rest() {
 fn the_whole_story_answer_skip_custom_submit() {
     let q = TempQueue::new();
     q.drop_plan("ceo-api-abc123.md", SPEC_EXAMPLE);
-    let queue = Queue::open(q.root(), true).unwrap();
-    let by = Some("93533553");
-    queue
-        .edit(
-            "abc123",
-            &answer("jwt", "JWT tokens (stateless, scalable)", "auth-strategy"),
-            by,
-            NOW,
-        )
-        .unwrap();
-    queue
-        .edit(
-            "abc123",
-            &Edit::Skip {
-                decision: "database".into(),
-            },
-            by,
-            NOW,
-        )
-        .unwrap();
-    let custom = Edit::Custom {
-        decision: "caching".into(),
-        text: "varnish: in front".into(),
-    };
-    queue.edit("abc123", &custom, by, NOW).unwrap();
+    let owner = Owner::new(q.root()).at(NOW);
+    owner.answer("abc123", "auth-strategy", "jwt");
+    owner.skip("abc123", "database");
+    owner.custom("abc123", "caching", "varnish: in front");
     let on_disk = parse(&q.read("pending", "ceo-api-abc123.md"), "x").unwrap();
     assert_eq!(on_disk.status, PlanStatus::InProgress);
     assert_eq!((on_disk.answered(), on_disk.remaining()), (2, 0));
 
-    let outcome = queue
-        .edit("abc123", &Edit::Submit, by, "2026-02-01T11:00:00Z")
-        .unwrap();
-    let Outcome::Completed { plan, notify } = outcome else {
-        panic!("not completed")
-    };
+    let owner = owner.at("2026-02-01T11:00:00Z");
+    owner.submit("abc123");
     assert!(q.files("pending").is_empty());
     assert_eq!(q.files("completed"), ["ceo-api-abc123.md"]);
-    assert_eq!(plan.path, q.root().join("completed/ceo-api-abc123.md"));
     let done = q.read("completed", "ceo-api-abc123.md");
     assert!(done.contains("\nstatus: completed            # pending | in_progress | completed\n"));
     assert!(done.contains("\ncompleted_at: 2026-02-01T11:00:00Z\n"));
     assert!(done.contains("\nid: auth-strategy\nstatus: answered\nanswer: jwt\nanswered_at: 2026-02-01T10:00:00Z\nanswered_by: 93533553\n"));
     assert!(done.contains("\nid: database\nstatus: skipped\nanswer: null\nanswered_at: 2026-02-01T10:00:00Z\nanswered_by: 93533553\n"));
     assert!(done.contains("\nanswer: \"varnish: in front\"\n"));
-    assert_eq!(
-        notify,
-        Some(q.root().join("notify/agent-swe2-main--abc123.md"))
-    );
+    assert_eq!(q.files("notify"), ["agent-swe2-main--abc123.md"]);
     assert_eq!(
         q.read("notify", "agent-swe2-main--abc123.md"),
         "---\nplan_id: abc123\nplan_title: API Design Decisions\nagent: ceo\nsession: agent:ceo:main\nnotify_session: agent:swe2:main\ncompleted_at: 2026-02-01T11:00:00Z\nanswers:\n  auth-strategy: jwt\n  database: null\n  caching: \"varnish: in front\"\n---\n\n## Answers\n\n- auth-strategy: jwt\n- database: (skipped)\n- caching: varnish: in front\n"
     );
-    assert!(matches!(
-        queue.edit("abc123", &Edit::Submit, by, NOW),
-        Err(StoreError::NotFound(_))
-    ));
-    let found = queue.find("abc123").unwrap();
+    let again = Action::Submit {
+        seen: String::new(),
+    };
+    assert!(matches!(owner.act("abc123", &again), Outcome::Gone));
+    let found = Queue::open(q.root(), true).unwrap().find("abc123").unwrap();
     assert_eq!(found.plan.status, PlanStatus::Completed);
 }
 
-fn finish(queue: &Queue, id: &str, n: usize) {
+fn finish(owner: &Owner, id: &str, n: usize) {
     for i in 1..=n {
-        queue
-            .edit(id, &answer("yes", "Yes", &format!("q{i}")), None, NOW)
-            .unwrap();
+        owner.answer(id, &format!("q{i}"), "yes");
     }
-    queue.edit(id, &Edit::Submit, None, NOW).unwrap();
+    owner.submit(id);
 }
 
 #[test]
@@ -162,9 +125,9 @@ fn two_plans_for_one_session_leave_two_notify_files() {
     let q = TempQueue::new();
     q.drop_plan("a.md", &plan_with("plan-a", "agent:x:main", 1));
     q.drop_plan("b.md", &plan_with("plan-b", "agent:x:main", 1));
-    let queue = Queue::open(q.root(), true).unwrap();
-    finish(&queue, "plan-a", 1);
-    finish(&queue, "plan-b", 1);
+    let owner = Owner::new(q.root());
+    finish(&owner, "plan-a", 1);
+    finish(&owner, "plan-b", 1);
     assert_eq!(
         q.files("notify"),
         ["agent-x-main--plan-a.md", "agent-x-main--plan-b.md"]
@@ -176,8 +139,7 @@ fn submit_never_replaces_a_completed_file_of_the_same_name() {
     let q = TempQueue::new();
     fs::write(q.root().join("completed/same.md"), "an older plan, kept").unwrap();
     q.drop_plan("same.md", &plan_with("p1", "s", 1));
-    let queue = Queue::open(q.root(), true).unwrap();
-    finish(&queue, "p1", 1);
+    finish(&Owner::new(q.root()), "p1", 1);
     assert_eq!(q.files("completed"), ["same-2.md", "same.md"]);
     assert_eq!(q.read("completed", "same.md"), "an older plan, kept");
     assert!(q.read("completed", "same-2.md").contains("id: p1"));
@@ -214,35 +176,35 @@ fn recovery_finishes_a_submit_cut_short() {
 fn an_agent_rewrite_between_view_and_tap_records_nothing() {
     let q = TempQueue::new();
     let path = q.drop_plan("p.md", SPEC_EXAMPLE);
-    let queue = Queue::open(q.root(), true).unwrap();
-    queue.scan_pending().unwrap();
+    let owner = Owner::new(q.root());
     // The human saw "JWT tokens (...)"; the agent then relabels the option.
+    let shown = owner.current("abc123");
     let rewritten = SPEC_EXAMPLE.replace(
         "JWT tokens (stateless, scalable)",
         "JWT with refresh tokens",
     );
     q.drop_plan("p.md", &rewritten);
-    let err = queue
-        .edit(
-            "abc123",
-            &answer("jwt", "JWT tokens (stateless, scalable)", "auth-strategy"),
-            None,
-            NOW,
-        )
-        .unwrap_err();
-    assert!(matches!(&err, StoreError::Edit(e) if e.is_stale()), "{err}");
+    let outcome = owner.tap_as_shown(&shown, "auth-strategy", "jwt");
+    assert!(matches!(outcome, Outcome::Stale(_)), "{outcome:?}");
     assert_eq!(
         fs::read_to_string(&path).unwrap(),
         rewritten,
         "the agent's edit is kept and nothing recorded"
     );
-    let err = queue
-        .edit("abc123", &answer("x", "y", "gone"), None, NOW)
-        .unwrap_err();
-    assert!(matches!(
-        err,
-        StoreError::Edit(EditError::DecisionGone { .. })
-    ));
+    // A decision the plan no longer has.
+    let gone = Action::Skip {
+        decision: 99,
+        seen: String::new(),
+    };
+    let outcome = owner.act("abc123", &gone);
+    assert!(
+        !matches!(
+            outcome,
+            Outcome::Recorded { .. } | Outcome::Submitted { .. }
+        ),
+        "{outcome:?}"
+    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), rewritten);
 }
 
 #[test]
@@ -250,37 +212,46 @@ fn a_hostile_id_never_becomes_a_path() {
     let q = TempQueue::new();
     let text = plan_with("p", "../../../etc/x", 1).replace("id: p\n", "id: ../../escape\n");
     q.drop_plan("p.md", &text);
-    let queue = Queue::open(q.root(), true).unwrap();
-    finish(&queue, "../../escape", 1);
+    finish(&Owner::new(q.root()), "../../escape", 1);
     assert_eq!(q.files("notify"), ["etc-x--escape.md"]);
     assert_eq!(q.files("completed"), ["p.md"]);
-    let parent: Vec<_> = fs::read_dir(q.root())
+    // Beside the queue's folders only the trail and the rules' bookkeeping the answer wrote; nothing named by the
+    // id, here or above.
+    let mut beside: Vec<String> = fs::read_dir(q.root())
         .unwrap()
         .flatten()
-        .map(|e| e.file_name())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
+    beside.sort();
     assert_eq!(
-        parent.len(),
-        3,
-        "nothing written beside the queue folders: {parent:?}"
+        beside,
+        [
+            ".rule-streaks.json",
+            ".rules.lock",
+            "audit",
+            "completed",
+            "notify",
+            "pending"
+        ],
+        "nothing written beside the queue folders"
     );
+    let above = q.root().parent().unwrap();
+    assert!(!above.join("escape").exists() && !above.join("escape.md").exists());
 }
 
 #[test]
 fn a_hundred_concurrent_taps_on_one_plan_are_all_recorded() {
     let q = TempQueue::new();
     q.drop_plan("big.md", &plan_with("big", "s", 100));
-    let queue = Arc::new(Queue::open(q.root(), true).unwrap());
+    let owner = Arc::new(Owner::new(q.root()));
     let handles: Vec<_> = (1..=100)
         .map(|i| {
-            let queue = Arc::clone(&queue);
-            std::thread::spawn(move || {
-                queue.edit("big", &answer("no", "No", &format!("q{i}")), None, NOW)
-            })
+            let owner = Arc::clone(&owner);
+            std::thread::spawn(move || owner.answer("big", &format!("q{i}"), "no"))
         })
         .collect();
     for h in handles {
-        h.join().unwrap().unwrap();
+        h.join().unwrap();
     }
     let plan = parse(&q.read("pending", "big.md"), "big").unwrap();
     assert!(

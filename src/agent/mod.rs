@@ -5,6 +5,7 @@ pub mod acp;
 mod fill;
 pub(crate) mod hook;
 mod id;
+mod machine;
 pub mod notifications;
 mod push;
 mod queue_dir;
@@ -18,7 +19,8 @@ use std::path::PathBuf;
 
 use crate::queue::StoreError;
 
-pub use push::{Pushed, push, push_from, push_spec};
+pub use machine::push_from;
+pub use push::{Pushed, push, push_spec};
 pub use queue_dir::resolve_queue_dir;
 pub use revise::{revise, revise_spec};
 pub use wait::{WaitOutcome, wait_for_completion};

@@ -62,36 +62,6 @@ pub fn push(queue: &Queue, text: &str, source: &str, now: &str) -> Result<Pushed
     write(queue, &plan, &filled, source, now)
 }
 
-/// [`push`] (or, with `revise`, [`super::revise`]) for a caller on another machine: the plan carries
-/// `machine: NAME` whatever its text says.
-pub fn push_from(
-    queue: &Queue,
-    text: &str,
-    revise: Option<&str>,
-    machine: Option<&str>,
-    now: &str,
-) -> Result<Pushed, AgentError> {
-    let Some(machine) = machine else {
-        return match revise {
-            Some(id) => super::revise(queue, id, text, "", now),
-            None => push(queue, text, "", now),
-        };
-    };
-    if text.trim_start().starts_with('{') {
-        let mut spec = spec::from_json(text).map_err(|e| invalid("", &e.to_string()))?;
-        spec.machine = Some(machine.to_owned());
-        return match revise {
-            Some(id) => super::revise_spec(queue, id, &spec, "", now),
-            None => push_spec(queue, &spec, "", now),
-        };
-    }
-    let text = fill::set_key(text, "machine", machine);
-    match revise {
-        Some(id) => super::revise(queue, id, &text, "", now),
-        None => push(queue, &text, "", now),
-    }
-}
-
 /// Pushes a JSON plan spec, rendered as a decision file.
 pub fn push_spec(
     queue: &Queue,

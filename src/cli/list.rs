@@ -9,9 +9,6 @@ use std::sync::Arc;
 use crate::queue::Loaded;
 
 pub fn run(queue: super::At<'_>, json: bool) -> Result<(), CliError> {
-    if let Some(server) = super::remote::server(queue)? {
-        return super::remote::list(&server, json);
-    }
     let scan = super::open_queue(queue)?.scan_pending()?;
     for problem in &scan.problems {
         eprintln!("arbiter: warning: {}", problem.diagnostic);

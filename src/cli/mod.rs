@@ -243,19 +243,33 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Acp(args) => acp::run(queue, args),
         Command::Demo { html } => Ok(crate::demo::run(&mut std::io::stdout(), html.as_deref())?),
         Command::Push { file, json, revise } => push::run(queue, &file, json, revise.as_deref()),
-        Command::Status { id, json } => show::status(queue, &id, json),
-        Command::Get { id, json } => show::get(queue, &id, json),
+        // The commands that may reach a daemon on another machine (`--server`): `remote` prints as they do.
+        Command::Status { id, json } => match remote::server(queue)? {
+            Some(server) => remote::status(&server, &id, json),
+            None => show::status(queue, &id, json),
+        },
+        Command::Get { id, json } => match remote::server(queue)? {
+            Some(server) => remote::get(&server, &id, json),
+            None => show::get(queue, &id, json),
+        },
         Command::Await { id, timeout, json } => wait::run(queue, &id, timeout, json),
         Command::Withdraw {
             id,
             reason,
             agent,
             json,
-        } => withdraw::run(queue, &id, reason, agent.as_deref(), json),
-        Command::Notifications { session, ack, json } => {
-            notifications::run(queue, session.as_deref(), ack, json)
-        }
-        Command::List { json } => list::run(queue, json),
+        } => match remote::server(queue)? {
+            Some(server) => remote::withdraw(&server, &id, reason.as_deref(), json),
+            None => withdraw::run(queue, &id, reason, agent.as_deref(), json),
+        },
+        Command::Notifications { session, ack, json } => match remote::server(queue)? {
+            Some(server) => remote::notifications(&server, session.as_deref(), ack, json),
+            None => notifications::run(queue, session.as_deref(), ack, json),
+        },
+        Command::List { json } => match remote::server(queue)? {
+            Some(server) => remote::list(&server, json),
+            None => list::run(queue, json),
+        },
         Command::Stats { since, json } => stats::run(queue, since.as_deref(), json),
         Command::Audit { command } => audit::run(queue, command),
         Command::Rules { command } => rules::run(queue, command),

@@ -9,9 +9,6 @@ pub fn run(
     ack: bool,
     json: bool,
 ) -> Result<(), CliError> {
-    if let Some(server) = super::remote::server(queue)? {
-        return super::remote::notifications(&server, session, ack, json);
-    }
     let queue = super::open_queue(queue)?;
     let found = notifications::list(&queue.notify_dir(), session)?;
     let printed = print(&found, json)?;

@@ -5,9 +5,6 @@ use crate::agent::AgentError;
 use crate::agent::report::{AnswersReport, StatusReport};
 
 pub fn status(queue: super::At<'_>, id: &str, json: bool) -> Result<(), CliError> {
-    if let Some(server) = super::remote::server(queue)? {
-        return super::remote::status(&server, id, json);
-    }
     let loaded = super::open_queue(queue)?.find(id)?;
     let report = StatusReport::of(&loaded);
     if json {
@@ -19,9 +16,6 @@ pub fn status(queue: super::At<'_>, id: &str, json: bool) -> Result<(), CliError
 }
 
 pub fn get(queue: super::At<'_>, id: &str, json: bool) -> Result<(), CliError> {
-    if let Some(server) = super::remote::server(queue)? {
-        return super::remote::get(&server, id, json);
-    }
     let loaded = super::open_queue(queue)?.find(id)?;
     print_answers(&AnswersReport::of(&loaded), json)?;
     Ok(())

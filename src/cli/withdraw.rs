@@ -12,9 +12,6 @@ pub fn run(
     agent: Option<&str>,
     json: bool,
 ) -> Result<(), CliError> {
-    if let Some(server) = super::remote::server(queue)? {
-        return super::remote::withdraw(&server, id, reason.as_deref(), json);
-    }
     let queue = super::open_queue(queue)?;
     let now = crate::clock::now();
     match crate::actions::withdraw(&queue, id, agent, reason.as_deref(), &now) {

@@ -13,6 +13,7 @@ const NOW: &str = "2026-02-01T10:00:00Z";
 /// The owner acting on the queue at `root`.
 pub struct Owner {
     actions: Actions,
+    now: String,
 }
 
 impl Owner {
@@ -21,7 +22,15 @@ impl Owner {
         let queue = Queue::open(root, true).expect("open queue");
         Owner {
             actions: Actions::new(queue, Access::new([OWNER])),
+            now: NOW.to_owned(),
         }
+    }
+
+    /// The owner acting at `now` (RFC 3339) instead of the default time.
+    #[must_use]
+    pub fn at(mut self, now: &str) -> Owner {
+        now.clone_into(&mut self.now);
+        self
     }
 
     /// Waits (at most `timeout`) until a plan is pending, and returns the first one.
@@ -163,20 +172,51 @@ impl Owner {
         let action = Action::Submit {
             seen: seen::of_answers(&shown.plan),
         };
-        match self.actions.take(Actor::User(OWNER), plan_id, &action, NOW) {
+        match self
+            .actions
+            .take(Actor::User(OWNER), plan_id, &action, &self.now)
+        {
             Outcome::Submitted { .. } => {}
             other => panic!("submit of `{plan_id}`: {other:?}"),
         }
     }
 
     fn take(&self, plan_id: &str, action: &Action) {
-        match self.actions.take(Actor::User(OWNER), plan_id, action, NOW) {
+        match self
+            .actions
+            .take(Actor::User(OWNER), plan_id, action, &self.now)
+        {
             Outcome::Recorded { .. } => {}
             other => panic!("{action:?} on `{plan_id}`: {other:?}"),
         }
     }
 
-    fn current(&self, plan_id: &str) -> Loaded {
+    /// Taps option `key` of decision `decision_id` as the view `shown` drew it (an older version of the plan,
+    /// say); what the action layer answers.
+    pub fn tap_as_shown(&self, shown: &Loaded, decision_id: &str, key: &str) -> Outcome {
+        let (decision, d) = Self::decision(shown, decision_id);
+        let (option, o) = d
+            .options
+            .iter()
+            .enumerate()
+            .find(|(_, o)| o.key == key)
+            .unwrap_or_else(|| panic!("no option `{key}` in decision `{decision_id}`"));
+        let action = Action::Answer {
+            decision,
+            option,
+            seen: seen::of_option(d, o),
+        };
+        self.act(&shown.plan.id, &action)
+    }
+
+    /// Takes `action` on plan `plan_id`; what the action layer answers.
+    pub fn act(&self, plan_id: &str, action: &Action) -> Outcome {
+        self.actions
+            .take(Actor::User(OWNER), plan_id, action, &self.now)
+    }
+
+    /// The pending plan `plan_id` as it is on disk now.
+    pub fn current(&self, plan_id: &str) -> Loaded {
         self.actions
             .queue()
             .find_pending(plan_id)

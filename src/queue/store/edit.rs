@@ -1,7 +1,6 @@
 //! Edits of a pending plan: read and parsed once under the plan's lock, decided, applied, and swapped into place
 //! without ever replacing an agent's newer version unseen.
 
-use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 
 use crate::plan::{self, Edit, EditError, Outline, Plan};
@@ -48,29 +47,11 @@ pub enum Edited<T> {
 pub(super) const EDIT_ATTEMPTS: usize = 5;
 
 impl Queue {
-    /// Applies `edit` to the pending plan `id`: re-read from disk, apply, write atomically. Taps on one plan are
-    /// serialized; if the file changes between the read and the write (an agent rewrote it) the edit is
-    /// re-applied to the new text, where the stale-view guard decides again. `Edit::Submit` also completes it.
-    pub fn edit(
-        &self,
-        id: &str,
-        edit: &Edit,
-        by: Option<&str>,
-        now: &str,
-    ) -> Result<Outcome, StoreError> {
-        match self.edit_with(id, by, now, |_| Ok::<_, Infallible>(edit.clone()))? {
-            Edited::Written(outcome) => Ok(outcome),
-            Edited::Holds(loaded) => Ok(Outcome::Edited(loaded)),
-            Edited::Refused(error, _) => Err(error.into()),
-            Edited::Declined(never, _) => match never {},
-        }
-    }
-
     /// Edits the pending plan `id` with the edit `decide` chooses on the plan as read from disk: the file is read
     /// and parsed once, under the plan's lock, and `decide` (who may do what, is the view still current) sees
     /// exactly the version the edit is applied to. If an agent replaces the file before the edit lands, the
     /// agent's version stays and everything is decided again on it (up to [`EDIT_ATTEMPTS`] times).
-    pub fn edit_with<T>(
+    pub(crate) fn edit_with<T>(
         &self,
         id: &str,
         by: Option<&str>,
