@@ -8,6 +8,7 @@ mod id;
 pub mod notifications;
 mod push;
 mod queue_dir;
+pub mod reply;
 pub(crate) mod report;
 mod revise;
 pub(crate) mod spec;

@@ -15,6 +15,7 @@ use crate::plan::{Decision, DecisionStatus, Kind, Plan};
 
 use super::Web;
 use super::layout::{self, notice, page, plan_href};
+use super::reply;
 
 /// Pending decisions asked the same way in several plans: `(plan id, decision index)` each.
 struct Group<'a> {
@@ -207,28 +208,7 @@ pub async fn answer(
 }
 
 fn line(plan: &str, what: &str, outcome: &Outcome) -> Line {
-    let (result, detail) = match outcome {
-        Outcome::Recorded { .. }
-        | Outcome::Current(_)
-        | Outcome::Noted(_)
-        | Outcome::Escalated { .. } => ("recorded", String::new()),
-        Outcome::Submitted { .. } => ("submitted", String::new()),
-        Outcome::SentBack { .. } => ("sent back", String::new()),
-        Outcome::SignedOff(_) => (
-            "signed off",
-            "your sign-off is recorded; it waits for the other approvers'".to_owned(),
-        ),
-        Outcome::Stale(_) => (
-            "stale",
-            "the plan changed since the page was drawn; nothing recorded".to_owned(),
-        ),
-        Outcome::Gone | Outcome::Withdrawn(_) => {
-            ("gone", "no longer pending; nothing recorded".to_owned())
-        }
-        Outcome::Failed(why) => ("failed", why.clone()),
-        Outcome::Refused(r) => ("refused", r.to_string()),
-        Outcome::NotRecorded { error, .. } => ("not recorded", error.to_string()),
-    };
+    let (result, detail) = reply::line(outcome);
     Line {
         plan: plan.to_owned(),
         what: what.to_owned(),

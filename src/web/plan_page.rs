@@ -17,6 +17,7 @@ use super::auth::Session;
 use super::guard::refuse;
 use super::kinds;
 use super::layout::{self, notice, page};
+use super::reply::Notice;
 
 #[derive(Debug, Deserialize)]
 pub struct Shown {
@@ -31,18 +32,7 @@ pub async fn show(State(web): State<Web>, jar: CookieJar, Query(shown): Query<Sh
         Ok(s) => s,
         Err(to_login) => return to_login.into_response(),
     };
-    let text = match shown.notice.as_str() {
-        "recorded" => Some(("ok", "✅ Recorded.")),
-        "signed" => Some((
-            "ok",
-            "✍️ Your sign-off is recorded. The plan is submitted when enough approvers have signed off.",
-        )),
-        "stale" => Some((
-            "warn",
-            "⚠️ This plan changed since your page was drawn, so nothing was recorded. This is the plan as it is now.",
-        )),
-        _ => None,
-    };
+    let text = Notice::of_code(&shown.notice).map(Notice::shown);
     render(&web, &session, &shown.id, text).await
 }
 
@@ -63,7 +53,18 @@ pub(super) async fn render(
             page(&loaded.plan.title, Some(session), body).into_response()
         }
         Outcome::Refused(r) => refuse(StatusCode::FORBIDDEN, &r.to_string()),
-        _ => gone(session),
+        // Open records nothing: anything else means there is no plan to show here.
+        Outcome::Recorded { .. }
+        | Outcome::SignedOff(_)
+        | Outcome::Submitted { .. }
+        | Outcome::SentBack { .. }
+        | Outcome::Withdrawn(_)
+        | Outcome::Noted(_)
+        | Outcome::Escalated { .. }
+        | Outcome::Stale(_)
+        | Outcome::Gone
+        | Outcome::Failed(_)
+        | Outcome::NotRecorded { .. } => gone(session),
     }
 }
 
