@@ -560,6 +560,200 @@ mod tests {
         );
     }
 
+    /// The bytes of every button as it is on the wire today: messages already on users' phones carry them, so a
+    /// change of the codec must still read these exactly so.
+    #[test]
+    fn every_encoding_is_pinned() {
+        let plan = || PlanRef("0123456789ab".into());
+        let seen = || "abcdef".to_owned();
+        let pinned = [
+            (Callback::Queue { page: 3 }, "q:3"),
+            (Callback::Open { plan: plan() }, "o:0123456789ab"),
+            (Callback::Continue { plan: plan() }, "c:0123456789ab"),
+            (
+                Callback::Show {
+                    plan: plan(),
+                    index: 2,
+                },
+                "s:0123456789ab:2",
+            ),
+            (
+                Callback::Answer {
+                    plan: plan(),
+                    index: 2,
+                    option: 3,
+                    seen: seen(),
+                },
+                "a:0123456789ab:2:3:abcdef",
+            ),
+            (
+                Callback::Custom {
+                    plan: plan(),
+                    index: 2,
+                    seen: seen(),
+                },
+                "u:0123456789ab:2:abcdef",
+            ),
+            (
+                Callback::Skip {
+                    plan: plan(),
+                    index: 2,
+                    seen: seen(),
+                },
+                "k:0123456789ab:2:abcdef",
+            ),
+            (Callback::Review { plan: plan() }, "r:0123456789ab"),
+            (
+                Callback::Submit {
+                    plan: plan(),
+                    seen: seen(),
+                },
+                "x:0123456789ab:abcdef",
+            ),
+            (
+                Callback::RequestChanges {
+                    plan: plan(),
+                    seen: seen(),
+                },
+                "w:0123456789ab:abcdef",
+            ),
+            (Callback::FullContext { plan: plan() }, "f:0123456789ab"),
+            (
+                Callback::Note {
+                    plan: plan(),
+                    index: 2,
+                    seen: seen(),
+                },
+                "m:0123456789ab:2:abcdef",
+            ),
+            (
+                Callback::DelegateMenu {
+                    plan: plan(),
+                    index: 2,
+                    seen: seen(),
+                },
+                "d:0123456789ab:2:abcdef",
+            ),
+            (
+                Callback::Delegate {
+                    plan: plan(),
+                    index: 2,
+                    to: 18_446_744_073_709_551_615,
+                    seen: seen(),
+                },
+                "g:0123456789ab:2:18446744073709551615:abcdef",
+            ),
+            (
+                Callback::TakeBack {
+                    plan: plan(),
+                    index: 2,
+                    seen: seen(),
+                },
+                "b:0123456789ab:2:abcdef",
+            ),
+            (
+                Callback::SignOff {
+                    plan: plan(),
+                    seen: seen(),
+                },
+                "v:0123456789ab:abcdef",
+            ),
+            (
+                Callback::Toggle {
+                    plan: plan(),
+                    index: 2,
+                    option: 3,
+                    seen: seen(),
+                },
+                "t:0123456789ab:2:3:abcdef",
+            ),
+            (
+                Callback::Done {
+                    plan: plan(),
+                    index: 2,
+                    seen: seen(),
+                },
+                "e:0123456789ab:2:abcdef",
+            ),
+            (
+                Callback::Boolean {
+                    plan: plan(),
+                    index: 2,
+                    yes: true,
+                    seen: seen(),
+                },
+                "y:0123456789ab:2:1:abcdef",
+            ),
+            (
+                Callback::Boolean {
+                    plan: plan(),
+                    index: 2,
+                    yes: false,
+                    seen: seen(),
+                },
+                "y:0123456789ab:2:0:abcdef",
+            ),
+            (
+                Callback::Approve {
+                    plan: plan(),
+                    index: 2,
+                    seen: seen(),
+                },
+                "p:0123456789ab:2:abcdef",
+            ),
+            (
+                Callback::Decline {
+                    plan: plan(),
+                    seen: seen(),
+                },
+                "z:0123456789ab:abcdef",
+            ),
+            (Callback::Rules { page: 3 }, "i:3"),
+            (
+                Callback::Rule {
+                    op: RuleOp::Pause,
+                    rule: "rab12cd3".into(),
+                },
+                "h:p:rab12cd3",
+            ),
+            (
+                Callback::Rule {
+                    op: RuleOp::Resume,
+                    rule: "rab12cd3".into(),
+                },
+                "h:r:rab12cd3",
+            ),
+            (
+                Callback::Rule {
+                    op: RuleOp::Revoke,
+                    rule: "rab12cd3".into(),
+                },
+                "h:v:rab12cd3",
+            ),
+            (
+                Callback::AlwaysAnswer {
+                    plan: plan(),
+                    seen: seen(),
+                },
+                "l:0123456789ab:abcdef",
+            ),
+            (Callback::Noop, "n"),
+        ];
+        // Every kind of button is pinned (`every_variant` lists them all).
+        let kinds = |list: &mut dyn Iterator<Item = &Callback>| {
+            list.map(std::mem::discriminant)
+                .collect::<std::collections::HashSet<_>>()
+        };
+        assert_eq!(
+            kinds(&mut pinned.iter().map(|(c, _)| c)),
+            kinds(&mut every_variant(&plan(), 0, "abcdef").iter())
+        );
+        for (callback, data) in pinned {
+            assert_eq!(callback.encode(), data);
+            assert_eq!(Callback::decode(data), Some(callback), "{data}");
+        }
+    }
+
     #[test]
     fn rejects_malformed_data() {
         let bad = [
