@@ -18,7 +18,7 @@ use super::guard::refuse;
 use super::kinds;
 use super::layout::{plan_href, query};
 use super::plan_page::{gone, render};
-use super::reply::{self, Page};
+use super::reply::{self, Page, QueueNotice};
 
 #[derive(Debug, Deserialize)]
 pub struct Decide {
@@ -295,11 +295,11 @@ async fn respond(
                 );
                 return Redirect::to(&to).into_response();
             }
-            Redirect::to("/queue?notice=submitted").into_response()
+            Redirect::to(&QueueNotice::Submitted.href()).into_response()
         }
         Page::SentBack(plan) => {
             tracing::info!(plan = %plan.plan.id, user = session.user, "sent back from the web dashboard");
-            Redirect::to("/queue?notice=sent_back").into_response()
+            Redirect::to(&QueueNotice::SentBack.href()).into_response()
         }
         Page::Gone => gone(session),
         Page::Refused(status, why) => refuse(status, &why),

@@ -1,5 +1,5 @@
 //! What the dashboard says of an action's [`Outcome`]: the page a form leads to ([`page`]), the notice a plan
-//! page shows after it ([`Notice`]), and a line of the bulk form's results ([`line`]). Each is one total
+//! page or the queue shows after it ([`Notice`], [`QueueNotice`]), and a line of the bulk form's results ([`line`]). Each is one total
 //! `match`, so a new outcome does not compile until the dashboard says it; the words are all here.
 
 use axum::http::StatusCode;
@@ -49,6 +49,54 @@ impl Notice {
                 "⚠️ This plan changed since your page was drawn, so nothing was recorded. This is the plan as it is now.",
             ),
         }
+    }
+}
+
+/// The notice the queue page shows after a form took a plan out of the queue (`/queue?notice=<code>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueNotice {
+    Submitted,
+    SentBack,
+    Gone,
+}
+
+impl QueueNotice {
+    /// The code the redirect carries.
+    #[must_use]
+    pub fn code(self) -> &'static str {
+        match self {
+            QueueNotice::Submitted => "submitted",
+            QueueNotice::SentBack => "sent_back",
+            QueueNotice::Gone => "gone",
+        }
+    }
+
+    /// The notice a code names; `None` for anything else (no notice).
+    #[must_use]
+    pub fn of_code(code: &str) -> Option<QueueNotice> {
+        [
+            QueueNotice::Submitted,
+            QueueNotice::SentBack,
+            QueueNotice::Gone,
+        ]
+        .into_iter()
+        .find(|n| n.code() == code)
+    }
+
+    /// Its kind (`ok`, `warn`) and its words.
+    #[must_use]
+    pub fn shown(self) -> (&'static str, &'static str) {
+        match self {
+            QueueNotice::Submitted => ("ok", "✅ Plan submitted."),
+            QueueNotice::SentBack => ("ok", "🔁 Plan sent back to its agent with your request."),
+            QueueNotice::Gone => ("warn", "That plan is no longer pending."),
+        }
+    }
+
+    /// The queue page with this notice.
+    #[must_use]
+    pub fn href(self) -> String {
+        format!("/queue?notice={}", self.code())
     }
 }
 
@@ -153,6 +201,14 @@ mod tests {
         for notice in [Notice::Recorded, Notice::Signed, Notice::Stale] {
             assert_eq!(Notice::of_code(notice.code()), Some(notice));
         }
+        for notice in [
+            QueueNotice::Submitted,
+            QueueNotice::SentBack,
+            QueueNotice::Gone,
+        ] {
+            assert_eq!(QueueNotice::of_code(notice.code()), Some(notice));
+        }
+        assert_eq!(QueueNotice::Submitted.href(), "/queue?notice=submitted");
         assert_eq!(Notice::of_code(""), None);
         assert_eq!(Notice::of_code("submitted"), None);
     }
