@@ -2,7 +2,7 @@
 
 use teloxide::types::{ChatId, Message};
 
-use crate::actions::{Action, Actor, Outcome, Typed};
+use crate::actions::{Action, Actor, Opened, Outcome, Typed};
 use crate::plan::EditError;
 use crate::queue::StoreError;
 use crate::telegram::commands::{Command, parse_command};
@@ -209,12 +209,17 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
 
 async fn open_plan(ctx: &Ctx, chat: ChatId, user: u64, id: &str) {
     let _ = ctx.rescan().await;
-    match ctx.actions.act(Actor::User(user), id, Action::Open).await {
-        Outcome::Current(l) => {
+    match ctx
+        .actions
+        .act(Actor::User(user), id, Action::Open)
+        .await
+        .opened()
+    {
+        Opened::Plan(l) => {
             let view = views::plan(&l.plan, &views::Drawn::to(&ctx.viewer(user, &l.plan)));
             send(ctx, chat, &view).await;
         }
-        Outcome::Refused(refusal) => {
+        Opened::Refused(refusal) => {
             send(
                 ctx,
                 chat,
@@ -222,18 +227,7 @@ async fn open_plan(ctx: &Ctx, chat: ChatId, user: u64, id: &str) {
             )
             .await;
         }
-        // Open records nothing: anything else means there is no plan to open here.
-        Outcome::Recorded { .. }
-        | Outcome::SignedOff(_)
-        | Outcome::Submitted { .. }
-        | Outcome::SentBack { .. }
-        | Outcome::Withdrawn(_)
-        | Outcome::Noted(_)
-        | Outcome::Escalated { .. }
-        | Outcome::Stale(_)
-        | Outcome::Gone
-        | Outcome::Failed(_)
-        | Outcome::NotRecorded { .. } => {
+        Opened::Missing => {
             send(ctx, chat, &views::not_found()).await;
             show_queue(ctx, chat, user).await;
         }

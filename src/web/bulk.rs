@@ -10,7 +10,7 @@ use axum_extra::extract::cookie::CookieJar;
 use axum_extra::extract::{Form, Query};
 use maud::html;
 
-use crate::actions::{Action, Actor, Outcome, seen};
+use crate::actions::{Action, Actor, Opened, Outcome, seen};
 use crate::plan::{Decision, DecisionStatus, Kind, Plan};
 
 use super::Web;
@@ -171,11 +171,12 @@ pub async fn answer(
                 .actions
                 .act(Actor::User(session.user), plan_id, Action::Open)
                 .await
+                .opened()
             {
-                Outcome::Current(l) if l.plan.remaining() == 0 && !l.plan.decisions.is_empty() => {
+                Opened::Plan(l) if l.plan.remaining() == 0 && !l.plan.decisions.is_empty() => {
                     Some(crate::actions::seen::of_answers(&l.plan))
                 }
-                _ => None,
+                Opened::Plan(_) | Opened::Refused(_) | Opened::Missing => None,
             };
             if let Some(seen) = complete {
                 let outcome = web

@@ -9,7 +9,7 @@ use axum_extra::extract::cookie::CookieJar;
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use crate::actions::{Action, Actor, Outcome, seen};
+use crate::actions::{Action, Actor, Opened, seen};
 use crate::plan::{DecisionStatus, Kind, Plan};
 
 use super::Web;
@@ -47,24 +47,14 @@ pub(super) async fn render(
         .actions
         .act(Actor::User(session.user), id, Action::Open)
         .await
+        .opened()
     {
-        Outcome::Current(loaded) => {
+        Opened::Plan(loaded) => {
             let body = plan_body(web, &loaded.plan, session, message);
             page(&loaded.plan.title, Some(session), body).into_response()
         }
-        Outcome::Refused(r) => refuse(StatusCode::FORBIDDEN, &r.to_string()),
-        // Open records nothing: anything else means there is no plan to show here.
-        Outcome::Recorded { .. }
-        | Outcome::SignedOff(_)
-        | Outcome::Submitted { .. }
-        | Outcome::SentBack { .. }
-        | Outcome::Withdrawn(_)
-        | Outcome::Noted(_)
-        | Outcome::Escalated { .. }
-        | Outcome::Stale(_)
-        | Outcome::Gone
-        | Outcome::Failed(_)
-        | Outcome::NotRecorded { .. } => gone(session),
+        Opened::Refused(r) => refuse(StatusCode::FORBIDDEN, &r.to_string()),
+        Opened::Missing => gone(session),
     }
 }
 
