@@ -21,7 +21,7 @@ use crate::plan::Plan;
 use crate::queue::{self, Loaded, Queue, StoreError};
 
 pub use access::{Access, Caller, Refusal, Role};
-pub use outcome::{Outcome, Tell};
+pub use outcome::{Opened, Outcome, Tell};
 pub use recover::{RECOVERED, recover_unrecorded};
 pub use withdraw::withdraw;
 

@@ -72,6 +72,39 @@ impl Outcome {
     }
 }
 
+/// What [`Action::Open`] found: Open records nothing, so it ends in the plan, a refusal, or no plan to show.
+#[derive(Debug)]
+pub enum Opened {
+    /// The pending plan as it is now.
+    Plan(Box<Loaded>),
+    /// The actor may not see it.
+    Refused(Refusal),
+    /// No pending plan to show: gone, or the look failed.
+    Missing,
+}
+
+impl Outcome {
+    /// This outcome as what an [`Action::Open`] found.
+    #[must_use]
+    pub fn opened(self) -> Opened {
+        match self {
+            Outcome::Current(plan) => Opened::Plan(Box::new(plan)),
+            Outcome::Refused(refusal) => Opened::Refused(refusal),
+            Outcome::Recorded { .. }
+            | Outcome::SignedOff(_)
+            | Outcome::Submitted { .. }
+            | Outcome::SentBack { .. }
+            | Outcome::Withdrawn(_)
+            | Outcome::Noted(_)
+            | Outcome::Escalated { .. }
+            | Outcome::Stale(_)
+            | Outcome::Gone
+            | Outcome::Failed(_)
+            | Outcome::NotRecorded { .. } => Opened::Missing,
+        }
+    }
+}
+
 /// People a recorded change concerns besides the actor.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tell {

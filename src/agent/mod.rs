@@ -9,6 +9,7 @@ mod machine;
 pub mod notifications;
 mod push;
 mod queue_dir;
+pub mod reply;
 pub(crate) mod report;
 mod revise;
 pub(crate) mod spec;

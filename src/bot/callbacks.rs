@@ -10,7 +10,7 @@ use crate::plan::Plan;
 use crate::queue::Loaded;
 use crate::telegram::callback::{Callback, PlanRef};
 use crate::telegram::markdown::escape;
-use crate::telegram::markdown::truncate;
+use crate::telegram::reply::{self, Answer, INVALID};
 use crate::telegram::views;
 use crate::telegram::views::Viewer;
 use crate::telegram::views::navigation::{
@@ -19,12 +19,6 @@ use crate::telegram::views::navigation::{
 
 use super::context::Ctx;
 use super::state::{CustomMode, Reply, Target};
-
-const STALE: &str = "This plan changed since this view was drawn. Nothing was recorded; here is the current version.";
-const INVALID: &str = "This button is no longer valid.";
-const ALREADY_SUBMITTED: &str = "This plan was already submitted. Nothing was recorded.";
-const WITHDRAWN: &str =
-    "Its agent withdrew this plan: nobody needs to answer it. Nothing was recorded.";
 
 /// One tap being answered: where it came from, so each response is one call.
 struct Tap<'a> {
@@ -158,15 +152,16 @@ impl Tap<'_> {
         self.settled(&view).await;
     }
 
-    /// Turns what the action did into the callback answer and the redrawn message.
+    /// Turns what the action did into the callback answer ([`reply::tap`]) and the redrawn message.
     async fn respond(&self, outcome: Outcome, screen: Screen) {
+        let said = reply::tap(&outcome);
         if let Some(refusal) = outcome.input_refusal() {
             // A Done outside min…max (or input that does not fit): nothing recorded, the view stays as it is.
             tracing::info!(actor = %self.actor, %refusal, "input refused");
-            let text = truncate(&refusal.to_string(), 190);
-            return self.answer(Some(&text), true).await;
+            return self.say(&said).await;
         }
         match outcome {
+            // Nothing to say: the screen the tap asked for is the answer.
             Outcome::Current(l) | Outcome::Noted(l) | Outcome::Escalated { plan: l, .. } => {
                 match screen {
                     Screen::CustomPrompt(index) => {
@@ -224,10 +219,8 @@ impl Tap<'_> {
             }
             Outcome::SignedOff(l) => {
                 let plan = &l.plan;
-                let label = views::sign_off_label(plan);
                 tracing::info!(plan = %plan.id, user = self.user(), signoffs = ?plan.approval.signoffs, "signed off");
-                self.answer(Some(&format!("✍️ Signed off: {label}")), false)
-                    .await;
+                self.say(&said).await;
                 self.show(&views::review(
                     plan,
                     None,
@@ -241,7 +234,7 @@ impl Tap<'_> {
                     .state
                     .remember_completed(&plan.plan.id, plan.path.clone());
                 tracing::info!(plan = %plan.plan.id, notify = ?notify, "plan submitted");
-                self.answer(Some("📤 Submitted"), false).await;
+                self.say(&said).await;
                 let after = self.ctx.after_submit(self.user(), &plan, rule).await;
                 self.show(&views::completion_ruled(&plan.plan, &after))
                     .await;
@@ -250,13 +243,13 @@ impl Tap<'_> {
             }
             Outcome::SentBack { plan, .. } => {
                 tracing::info!(plan = %plan.plan.id, "plan sent back");
-                self.answer(Some("🔁 Sent back"), false).await;
+                self.say(&said).await;
                 self.show(&views::sent_back(&plan.plan)).await;
                 let _ = self.ctx.rescan().await;
             }
             Outcome::Stale(l) => {
                 tracing::info!(plan = %l.plan.id, decision = ?screen.decision(), "stale view refused");
-                self.answer(Some(STALE), true).await;
+                self.say(&said).await;
                 let viewer = self.viewer(&l.plan);
                 let view = match screen.decision() {
                     Some(i) if i < l.plan.decisions.len() => {
@@ -266,23 +259,19 @@ impl Tap<'_> {
                 };
                 self.show(&view).await;
             }
+            // `handle` answers these before they get here ([`Tap::gone`]); said the same way if they do.
             Outcome::Gone | Outcome::Withdrawn(_) => self.plan_gone().await,
             Outcome::Failed(why) => {
                 tracing::error!(actor = %self.actor, %why, "tap failed");
-                self.answer(
-                    Some(&truncate(&format!("⚠️ Not recorded: {why}"), 190)),
-                    true,
-                )
-                .await;
+                self.say(&said).await;
             }
             Outcome::Refused(refusal) => {
                 tracing::info!(actor = %self.actor, %refusal, "tap refused");
-                self.answer(Some(&refusal.to_string()), true).await;
+                self.say(&said).await;
             }
             Outcome::NotRecorded { plan, error } => {
                 tracing::error!(plan = %plan.plan.id, error = %error, "could not record");
-                let text = truncate(&format!("Nothing recorded: {error}"), 190);
-                self.answer(Some(&text), true).await;
+                self.say(&said).await;
                 self.show(&views::plan(
                     &plan.plan,
                     &views::Drawn::to(&self.viewer(&plan.plan)),
@@ -431,12 +420,7 @@ impl Tap<'_> {
         let loaded = self.completed(plan).await;
         match loaded {
             Some(l) => {
-                let alert = if l.plan.status == crate::plan::PlanStatus::Withdrawn {
-                    WITHDRAWN
-                } else {
-                    ALREADY_SUBMITTED
-                };
-                self.answer(Some(alert), true).await;
+                self.say(&reply::gone(Some(&l.plan))).await;
                 self.show(&views::completion(&l.plan)).await;
             }
             None => self.plan_gone().await,
@@ -456,7 +440,7 @@ impl Tap<'_> {
     }
 
     async fn plan_gone(&self) {
-        self.answer(Some(views::PLAN_GONE_ALERT), true).await;
+        self.say(&reply::gone(None)).await;
         let view = self.ctx.queue_view(self.actor, 0).await;
         self.show(&view).await;
     }
@@ -468,6 +452,10 @@ impl Tap<'_> {
 
     async fn show(&self, view: &views::View) {
         self.ctx.show(self.chat, self.message, view).await;
+    }
+
+    async fn say(&self, answer: &Answer) {
+        self.answer(answer.text.as_deref(), answer.alert).await;
     }
 
     async fn answer(&self, text: Option<&str>, alert: bool) {

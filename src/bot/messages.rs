@@ -2,11 +2,12 @@
 
 use teloxide::types::{ChatId, Message};
 
-use crate::actions::{Action, Actor, Outcome, Typed};
+use crate::actions::{Action, Actor, Opened, Outcome, Typed};
 use crate::plan::EditError;
 use crate::queue::StoreError;
 use crate::telegram::commands::{Command, parse_command};
 use crate::telegram::markdown::escape;
+use crate::telegram::reply::{self, TYPE_AGAIN};
 use crate::telegram::views;
 use crate::telegram::views::navigation::next_view;
 
@@ -125,12 +126,15 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
     } = outcome
     {
         // Still in custom mode: the next message is another try.
-        let again = views::View::text_only("It can't be empty\\. Type it again, or /cancel\\.");
-        return send(ctx, chat, &again).await;
+        return send(ctx, chat, &views::View::text_only(TYPE_AGAIN)).await;
     }
     ctx.state.take_custom(user);
     if let Target::Decision { id, .. } = &mode.target {
         answering.typed_done(user, &mode.plan_id, id);
+    }
+    // Nothing recorded: why, before the plan as it is now.
+    if let Some(note) = reply::typed(&outcome) {
+        send(ctx, chat, &views::View::text_only(&note)).await;
     }
     match outcome {
         Outcome::Recorded {
@@ -168,28 +172,10 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
             send(ctx, chat, &views::not_found()).await;
             show_queue(ctx, chat, user).await;
         }
-        Outcome::Failed(why) => {
-            tracing::error!(user, %why, "typed reply failed");
-            send(
-                ctx,
-                chat,
-                &views::View::text_only(&escape(&format!("⚠️ Not recorded: {why}"))),
-            )
-            .await;
-        }
-        Outcome::Refused(refusal) => {
-            tracing::info!(user, %refusal, "custom answer refused");
-            send(
-                ctx,
-                chat,
-                &views::View::text_only(&escape(&refusal.to_string())),
-            )
-            .await;
-        }
+        Outcome::Failed(why) => tracing::error!(user, %why, "typed reply failed"),
+        Outcome::Refused(refusal) => tracing::info!(user, %refusal, "custom answer refused"),
         Outcome::Stale(plan) => {
             tracing::info!(plan = %mode.plan_id, "custom answer on a changed decision refused");
-            let note = "This decision changed since you opened it\\. Nothing was recorded\\.";
-            send(ctx, chat, &views::View::text_only(note)).await;
             send(
                 ctx,
                 chat,
@@ -199,8 +185,6 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
         }
         Outcome::NotRecorded { plan, error } => {
             tracing::warn!(plan = %mode.plan_id, error = %error, "custom answer not recorded");
-            let note = "Nothing was recorded: the plan file could not be edited\\.";
-            send(ctx, chat, &views::View::text_only(note)).await;
             send(
                 ctx,
                 chat,
@@ -225,12 +209,17 @@ async fn custom_answer(ctx: &Ctx, chat: ChatId, user: u64, mode: CustomMode, tex
 
 async fn open_plan(ctx: &Ctx, chat: ChatId, user: u64, id: &str) {
     let _ = ctx.rescan().await;
-    match ctx.actions.act(Actor::User(user), id, Action::Open).await {
-        Outcome::Current(l) => {
+    match ctx
+        .actions
+        .act(Actor::User(user), id, Action::Open)
+        .await
+        .opened()
+    {
+        Opened::Plan(l) => {
             let view = views::plan(&l.plan, &views::Drawn::to(&ctx.viewer(user, &l.plan)));
             send(ctx, chat, &view).await;
         }
-        Outcome::Refused(refusal) => {
+        Opened::Refused(refusal) => {
             send(
                 ctx,
                 chat,
@@ -238,7 +227,7 @@ async fn open_plan(ctx: &Ctx, chat: ChatId, user: u64, id: &str) {
             )
             .await;
         }
-        _ => {
+        Opened::Missing => {
             send(ctx, chat, &views::not_found()).await;
             show_queue(ctx, chat, user).await;
         }

@@ -1,7 +1,6 @@
 //! `arbiter withdraw ID [--reason TEXT] [--agent NAME] [--json]`: an agent takes back its pending plan.
 
 use super::CliError;
-use crate::agent::AgentError;
 use crate::agent::report::StatusReport;
 
 /// `arbiter withdraw ID [--reason TEXT]`: the plan's status after it was taken back.
@@ -14,36 +13,15 @@ pub fn run(
 ) -> Result<(), CliError> {
     let queue = super::open_queue(queue)?;
     let now = crate::clock::now();
-    match crate::actions::withdraw(&queue, id, agent, reason.as_deref(), &now) {
-        crate::actions::Outcome::Withdrawn(loaded) => {
-            let report = StatusReport::of(&loaded);
-            if json {
-                super::print_json(&report)?;
-            } else {
-                println!("{}", withdrawn_text(&loaded.plan));
-            }
-            Ok(())
-        }
-        crate::actions::Outcome::Gone => {
-            // Say where it is, if anywhere: answered already, sent back, or unknown.
-            let loaded = queue.find(id)?;
-            Err(AgentError::NotPending {
-                id: id.to_owned(),
-                status: loaded.plan.status.to_string(),
-            }
-            .into())
-        }
-        crate::actions::Outcome::NotRecorded { error, .. } => Err(AgentError::NotWithdrawn {
-            id: id.to_owned(),
-            reason: error.to_string(),
-        }
-        .into()),
-        other => Err(AgentError::NotWithdrawn {
-            id: id.to_owned(),
-            reason: format!("{other:?}"),
-        }
-        .into()),
+    let outcome = crate::actions::withdraw(&queue, id, agent, reason.as_deref(), &now);
+    let loaded = crate::agent::reply::withdrawn(&queue, id, outcome)?;
+    let report = StatusReport::of(&loaded);
+    if json {
+        super::print_json(&report)?;
+    } else {
+        println!("{}", withdrawn_text(&loaded.plan));
     }
+    Ok(())
 }
 
 /// `plan `ID` was withdrawn by agent:NAME: REASON`, on one line.

@@ -314,20 +314,9 @@ impl ArbiterServer {
                 Caller::Local | Caller::Machine(_) => None,
             };
             let now = crate::clock::now();
-            match crate::actions::withdraw(&queue, &args.id, agent, args.reason.as_deref(), &now) {
-                crate::actions::Outcome::Withdrawn(loaded) => Ok(loaded),
-                crate::actions::Outcome::Gone => {
-                    let found = queue.find(&args.id).map_err(|e| message(&e.into()))?;
-                    Err(message(&AgentError::NotPending {
-                        id: args.id.clone(),
-                        status: found.plan.status.to_string(),
-                    }))
-                }
-                other => Err(message(&AgentError::NotWithdrawn {
-                    id: args.id.clone(),
-                    reason: format!("{other:?}"),
-                })),
-            }
+            let outcome =
+                crate::actions::withdraw(&queue, &args.id, agent, args.reason.as_deref(), &now);
+            crate::agent::reply::withdrawn(&queue, &args.id, outcome).map_err(|e| message(&e))
         })
         .await?;
         structured(&StatusReport::of(&loaded))

@@ -10,11 +10,12 @@ use axum_extra::extract::cookie::CookieJar;
 use axum_extra::extract::{Form, Query};
 use maud::html;
 
-use crate::actions::{Action, Actor, Outcome, seen};
+use crate::actions::{Action, Actor, Opened, Outcome, seen};
 use crate::plan::{Decision, DecisionStatus, Kind, Plan};
 
 use super::Web;
 use super::layout::{self, notice, page, plan_href};
+use super::reply;
 
 /// Pending decisions asked the same way in several plans: `(plan id, decision index)` each.
 struct Group<'a> {
@@ -170,11 +171,12 @@ pub async fn answer(
                 .actions
                 .act(Actor::User(session.user), plan_id, Action::Open)
                 .await
+                .opened()
             {
-                Outcome::Current(l) if l.plan.remaining() == 0 && !l.plan.decisions.is_empty() => {
+                Opened::Plan(l) if l.plan.remaining() == 0 && !l.plan.decisions.is_empty() => {
                     Some(crate::actions::seen::of_answers(&l.plan))
                 }
-                _ => None,
+                Opened::Plan(_) | Opened::Refused(_) | Opened::Missing => None,
             };
             if let Some(seen) = complete {
                 let outcome = web
@@ -207,28 +209,7 @@ pub async fn answer(
 }
 
 fn line(plan: &str, what: &str, outcome: &Outcome) -> Line {
-    let (result, detail) = match outcome {
-        Outcome::Recorded { .. }
-        | Outcome::Current(_)
-        | Outcome::Noted(_)
-        | Outcome::Escalated { .. } => ("recorded", String::new()),
-        Outcome::Submitted { .. } => ("submitted", String::new()),
-        Outcome::SentBack { .. } => ("sent back", String::new()),
-        Outcome::SignedOff(_) => (
-            "signed off",
-            "your sign-off is recorded; it waits for the other approvers'".to_owned(),
-        ),
-        Outcome::Stale(_) => (
-            "stale",
-            "the plan changed since the page was drawn; nothing recorded".to_owned(),
-        ),
-        Outcome::Gone | Outcome::Withdrawn(_) => {
-            ("gone", "no longer pending; nothing recorded".to_owned())
-        }
-        Outcome::Failed(why) => ("failed", why.clone()),
-        Outcome::Refused(r) => ("refused", r.to_string()),
-        Outcome::NotRecorded { error, .. } => ("not recorded", error.to_string()),
-    };
+    let (result, detail) = reply::line(outcome);
     Line {
         plan: plan.to_owned(),
         what: what.to_owned(),

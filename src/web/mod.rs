@@ -18,6 +18,7 @@ mod origin;
 mod pages;
 mod plan_forms;
 mod plan_page;
+mod reply;
 mod revision_page;
 mod rules_page;
 pub(crate) mod serving;

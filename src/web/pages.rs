@@ -20,6 +20,7 @@ use crate::telegram::views::queue_order;
 use super::Web;
 use super::guard::refuse;
 use super::layout::{self, notice, page, plan_href};
+use super::reply::QueueNotice;
 
 const STYLE: &str = include_str!("assets/style.css");
 const SCRIPT: &str = include_str!("assets/app.js");
@@ -290,11 +291,8 @@ pub async fn queue(
             input #filter-q type="search" name="q" value=(filter.q) placeholder="text";
             button type="submit" { "Filter" }
         }
-        @match filter.notice.as_str() {
-            "submitted" => (notice("ok", "✅ Plan submitted.")),
-            "sent_back" => (notice("ok", "🔁 Plan sent back to its agent with your request.")),
-            "gone" => (notice("warn", "That plan is no longer pending.")),
-            _ => {}
+        @if let Some((kind, text)) = QueueNotice::of_code(&filter.notice).map(QueueNotice::shown) {
+            (notice(kind, text))
         }
         div #live data-live {
             p.count { (shown.len()) " of " (all.len()) " pending plans" }

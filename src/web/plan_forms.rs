@@ -18,6 +18,7 @@ use super::guard::refuse;
 use super::kinds;
 use super::layout::{plan_href, query};
 use super::plan_page::{gone, render};
+use super::reply::{self, Page, QueueNotice};
 
 #[derive(Debug, Deserialize)]
 pub struct Decide {
@@ -252,8 +253,8 @@ pub async fn submit(
     respond(&web, &session, id, outcome, None).await
 }
 
-/// The page after an action: back to the plan (recorded, or stale with a notice), the queue after a submit, a
-/// clear page when the plan is gone or the action refused.
+/// The page after an action ([`reply::page`]): back to the plan (recorded, or stale with a notice), the queue after
+/// a submit, a clear page when the plan is gone or the action refused.
 async fn respond(
     web: &Web,
     session: &Session,
@@ -261,26 +262,20 @@ async fn respond(
     outcome: Outcome,
     decision: Option<usize>,
 ) -> Response {
-    let back = |notice: &str| {
-        let anchor = decision.map(|d| format!("#d{d}")).unwrap_or_default();
-        Redirect::to(&format!(
-            "{}&{}{anchor}",
-            plan_href(id),
-            query(&[("notice", notice)])
-        ))
-        .into_response()
-    };
-    match outcome {
-        Outcome::Recorded { .. }
-        | Outcome::Current(_)
-        | Outcome::Noted(_)
-        | Outcome::Escalated { .. } => back("recorded"),
-        Outcome::Stale(_) => back("stale"),
-        Outcome::SignedOff(_) => back("signed"),
-        Outcome::Submitted { plan, rule, .. } => {
+    match reply::page(&outcome) {
+        Page::Plan(notice) => {
+            let anchor = decision.map(|d| format!("#d{d}")).unwrap_or_default();
+            Redirect::to(&format!(
+                "{}&{}{anchor}",
+                plan_href(id),
+                query(&[("notice", notice.code())])
+            ))
+            .into_response()
+        }
+        Page::Submitted { plan, rule } => {
             tracing::info!(plan = %plan.plan.id, user = session.user, "submitted from the web dashboard");
             // A standing rule its answer made, or one it may make: the Rules page says so.
-            if let Some(Ok(rule)) = rule {
+            if let Some(rule) = rule {
                 let to = format!(
                     "/rules?{}",
                     query(&[("notice", "made"), ("rule", &rule.id)])
@@ -300,35 +295,18 @@ async fn respond(
                 );
                 return Redirect::to(&to).into_response();
             }
-            Redirect::to("/queue?notice=submitted").into_response()
+            Redirect::to(&QueueNotice::Submitted.href()).into_response()
         }
-        Outcome::SentBack { plan, .. } => {
+        Page::SentBack(plan) => {
             tracing::info!(plan = %plan.plan.id, user = session.user, "sent back from the web dashboard");
-            Redirect::to("/queue?notice=sent_back").into_response()
+            Redirect::to(&QueueNotice::SentBack.href()).into_response()
         }
-        Outcome::Gone | Outcome::Withdrawn(_) => gone(session),
-        Outcome::Failed(why) => refuse(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            &format!("Not recorded: {why}"),
-        ),
-        Outcome::Refused(r) => refuse(StatusCode::FORBIDDEN, &r.to_string()),
-        Outcome::NotRecorded { error, .. } => {
-            let text = match outcome_refusal(&error) {
-                // Input that does not fit: why, and what is accepted.
-                Some(refusal) => format!("Not recorded: {refusal}"),
-                None => format!("Not recorded: {error}"),
-            };
-            let mut response = render(web, session, id, Some(("bad", &text))).await;
+        Page::Gone => gone(session),
+        Page::Refused(status, why) => refuse(status, &why),
+        Page::Again(warning) => {
+            let mut response = render(web, session, id, Some(("bad", &warning))).await;
             *response.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
             response
         }
-    }
-}
-
-/// The refusal of the owner's input, when that is why nothing was recorded.
-fn outcome_refusal(error: &crate::queue::StoreError) -> Option<&crate::plan::InputRefusal> {
-    match error {
-        crate::queue::StoreError::Edit(e) => e.input_refusal(),
-        _ => None,
     }
 }

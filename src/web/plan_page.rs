@@ -9,7 +9,7 @@ use axum_extra::extract::cookie::CookieJar;
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use crate::actions::{Action, Actor, Outcome, seen};
+use crate::actions::{Action, Actor, Opened, seen};
 use crate::plan::{DecisionStatus, Kind, Plan};
 
 use super::Web;
@@ -17,6 +17,7 @@ use super::auth::Session;
 use super::guard::refuse;
 use super::kinds;
 use super::layout::{self, notice, page};
+use super::reply::Notice;
 
 #[derive(Debug, Deserialize)]
 pub struct Shown {
@@ -31,18 +32,7 @@ pub async fn show(State(web): State<Web>, jar: CookieJar, Query(shown): Query<Sh
         Ok(s) => s,
         Err(to_login) => return to_login.into_response(),
     };
-    let text = match shown.notice.as_str() {
-        "recorded" => Some(("ok", "✅ Recorded.")),
-        "signed" => Some((
-            "ok",
-            "✍️ Your sign-off is recorded. The plan is submitted when enough approvers have signed off.",
-        )),
-        "stale" => Some((
-            "warn",
-            "⚠️ This plan changed since your page was drawn, so nothing was recorded. This is the plan as it is now.",
-        )),
-        _ => None,
-    };
+    let text = Notice::of_code(&shown.notice).map(Notice::shown);
     render(&web, &session, &shown.id, text).await
 }
 
@@ -57,13 +47,14 @@ pub(super) async fn render(
         .actions
         .act(Actor::User(session.user), id, Action::Open)
         .await
+        .opened()
     {
-        Outcome::Current(loaded) => {
+        Opened::Plan(loaded) => {
             let body = plan_body(web, &loaded.plan, session, message);
             page(&loaded.plan.title, Some(session), body).into_response()
         }
-        Outcome::Refused(r) => refuse(StatusCode::FORBIDDEN, &r.to_string()),
-        _ => gone(session),
+        Opened::Refused(r) => refuse(StatusCode::FORBIDDEN, &r.to_string()),
+        Opened::Missing => gone(session),
     }
 }
 

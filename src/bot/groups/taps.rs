@@ -7,25 +7,18 @@ use teloxide::types::CallbackQuery;
 
 use crate::actions::{Actor, Outcome};
 use crate::telegram::callback::Callback;
-use crate::telegram::markdown::truncate;
-use crate::telegram::views;
+use crate::telegram::reply::{self, Answer, INVALID, PRIVATE_ONLY};
 use crate::telegram::views::navigation::translate;
 
 use super::super::context::Ctx;
 
-/// The alert for a button that does not belong on a card (forged, or from an old private view).
-pub const PRIVATE_ONLY: &str =
-    "This is done in the private chat with the bot: tap 📂 Open. Nothing was recorded.";
-const STALE: &str = "This plan changed since the card was drawn. Nothing was recorded.";
-const INVALID: &str = "This button is no longer valid.";
-
 /// A tap by a member on a message in a group.
 pub async fn handle(ctx: &Ctx, q: &CallbackQuery) {
     let user = q.from.id.0;
-    let answer = |text: Option<String>, alert: bool| async move {
+    let answer = |said: Answer| async move {
         if let Err(e) = ctx
             .api
-            .answer_callback(&q.id.0, text.as_deref(), alert)
+            .answer_callback(&q.id.0, said.text.as_deref(), said.alert)
             .await
         {
             tracing::warn!(error = %e, "can't answer a group tap");
@@ -34,21 +27,23 @@ pub async fn handle(ctx: &Ctx, q: &CallbackQuery) {
     let cb = q.data.as_deref().and_then(Callback::decode);
     let answer_tap = match cb {
         Some(cb @ (Callback::Answer { .. } | Callback::Boolean { .. })) => cb,
-        Some(Callback::Noop) => return answer(None, false).await,
-        None => return answer(Some(INVALID.to_owned()), true).await,
+        Some(Callback::Noop) => return answer(Answer::NONE).await,
+        None => return answer(Answer::alert(INVALID)).await,
         Some(other) => {
             tracing::info!(user, data = %other.encode(), "a private-chat button tapped in a group: refused");
-            return answer(Some(PRIVATE_ONLY.to_owned()), true).await;
+            return answer(Answer::alert(PRIVATE_ONLY)).await;
         }
     };
     let Some((plan, action, _)) = translate(answer_tap) else {
-        return answer(Some(INVALID.to_owned()), true).await;
+        return answer(Answer::alert(INVALID)).await;
     };
     let Some(id) = ctx.resolve(&plan).await else {
-        answer(Some(views::PLAN_GONE_ALERT.to_owned()), true).await;
+        answer(reply::gone(None)).await;
         return ctx.groups.wake();
     };
-    match ctx.actions.act(Actor::User(user), &id, action).await {
+    let outcome = ctx.actions.act(Actor::User(user), &id, action).await;
+    let said = reply::card_tap(&outcome);
+    match outcome {
         Outcome::Recorded {
             plan,
             decision,
@@ -56,15 +51,7 @@ pub async fn handle(ctx: &Ctx, q: &CallbackQuery) {
         } => {
             let plan = &plan.plan;
             tracing::info!(plan = %plan.id, decision, user, "quick answer in a group recorded");
-            let said = plan.decisions.get(decision).map(|d| {
-                let shown = d
-                    .chosen_option()
-                    .map(|i| d.options[i].label.clone())
-                    .filter(|l| !l.trim().is_empty())
-                    .unwrap_or_else(|| views::shown_answer(d));
-                truncate(&format!("✅ {} → {shown}", d.title), 190)
-            });
-            answer(said, false).await;
+            answer(said).await;
             // The card is redrawn from the snapshot, for everyone in the group.
             let _ = ctx.rescan().await;
             ctx.groups.wake();
@@ -72,39 +59,31 @@ pub async fn handle(ctx: &Ctx, q: &CallbackQuery) {
         }
         Outcome::Refused(refusal) => {
             tracing::info!(user, %refusal, "group tap refused");
-            answer(Some(refusal.to_string()), true).await;
+            answer(said).await;
         }
         Outcome::Stale(l) => {
             tracing::info!(plan = %l.plan.id, user, "stale card tap refused");
-            answer(Some(STALE.to_owned()), true).await;
+            answer(said).await;
             let _ = ctx.rescan().await;
             ctx.groups.wake();
         }
         Outcome::Gone | Outcome::Withdrawn(_) => {
-            answer(Some(views::PLAN_GONE_ALERT.to_owned()), true).await;
+            answer(said).await;
             ctx.groups.wake();
         }
         Outcome::Failed(why) => {
             tracing::error!(user, %why, "group tap failed");
-            answer(
-                Some(truncate(&format!("⚠️ Not recorded: {why}"), 190)),
-                true,
-            )
-            .await;
+            answer(said).await;
         }
         Outcome::NotRecorded { plan, error } => {
             tracing::error!(plan = %plan.plan.id, %error, "could not record a group tap");
-            answer(
-                Some(truncate(&format!("Nothing recorded: {error}"), 190)),
-                true,
-            )
-            .await;
+            answer(said).await;
         }
         Outcome::Current(_)
         | Outcome::Noted(_)
         | Outcome::Escalated { .. }
         | Outcome::SignedOff(_)
         | Outcome::Submitted { .. }
-        | Outcome::SentBack { .. } => answer(None, false).await,
+        | Outcome::SentBack { .. } => answer(said).await,
     }
 }
