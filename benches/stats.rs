@@ -67,10 +67,10 @@ fn main() {
         std::hint::black_box(stats::compute(&plans, &[], since, now, &str::to_owned));
         t0.elapsed()
     });
-    let days = stats::daily(&plans, since, now, &jiff::tz::TimeZone::UTC);
+    let days = stats::daily(&plans, since, now, &chrono_tz::Tz::UTC);
     let daily = best(|| {
         let t0 = Instant::now();
-        std::hint::black_box(stats::daily(&plans, since, now, &jiff::tz::TimeZone::UTC));
+        std::hint::black_box(stats::daily(&plans, since, now, &chrono_tz::Tz::UTC));
         t0.elapsed()
     });
     // Every day of the month with answers and a median, so every bar and point is drawn.

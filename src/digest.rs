@@ -7,16 +7,15 @@
 //! it). On a day when the clock jumps over `at` (summer time), the digest goes out at the first moment after the
 //! jump; on a day when `at` happens twice, once.
 
-use chrono::{DateTime, NaiveDate, Utc};
-use jiff::Timestamp;
-use jiff::tz::TimeZone;
+use chrono::{DateTime, NaiveDate, TimeZone as _, Timelike, Utc};
+use chrono_tz::Tz;
 
 /// A time zone by IANA name (`Europe/Berlin`); `UTC` when `None`. The error says what is wrong, for a config
 /// message.
-pub fn time_zone(name: Option<&str>) -> Result<TimeZone, String> {
+pub fn time_zone(name: Option<&str>) -> Result<Tz, String> {
     match name {
-        None => Ok(TimeZone::UTC),
-        Some(name) => TimeZone::get(name.trim()).map_err(|_| {
+        None => Ok(Tz::UTC),
+        Some(name) => Tz::from_str_insensitive(name.trim()).map_err(|_| {
             format!("unknown time zone `{name}`: use an IANA name such as Europe/Berlin or UTC")
         }),
     }
@@ -26,12 +25,12 @@ pub fn time_zone(name: Option<&str>) -> Result<TimeZone, String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DigestAt {
     seconds: u32,
-    tz: TimeZone,
+    tz: Tz,
 }
 
 impl DigestAt {
     /// Reads `"HH:MM"` or `"HH:MM:SS"` (24-hour local time) in `tz`. The error says what is wrong.
-    pub fn parse(at: &str, tz: TimeZone) -> Result<DigestAt, String> {
+    pub fn parse(at: &str, tz: Tz) -> Result<DigestAt, String> {
         let bad = || format!("`{at}` is not a time of day like 09:00 (or 09:00:30)");
         let parts: Vec<&str> = at.trim().split(':').collect();
         if !(2..=3).contains(&parts.len()) {
@@ -54,45 +53,36 @@ impl DigestAt {
 
     /// The time zone the digest's days are counted in.
     #[must_use]
-    pub fn tz(&self) -> &TimeZone {
+    pub fn tz(&self) -> &Tz {
         &self.tz
     }
 
     /// The local date a digest is due for at `now`, given the date of the last one sent; `None`: not due.
     #[must_use]
-    pub fn due(&self, now: Timestamp, last_sent: Option<NaiveDate>) -> Option<NaiveDate> {
-        let local = now.to_zoned(self.tz.clone());
-        let today = to_naive(local.date())?;
-        let seconds = u32::try_from(local.hour()).ok()? * 3600
-            + u32::try_from(local.minute()).ok()? * 60
-            + u32::try_from(local.second()).ok()?;
+    pub fn due(&self, now: DateTime<Utc>, last_sent: Option<NaiveDate>) -> Option<NaiveDate> {
+        let local = now.with_timezone(&self.tz);
+        let today = local.date_naive();
+        let seconds = local.num_seconds_from_midnight();
         (seconds >= self.seconds && last_sent.is_none_or(|d| d < today)).then_some(today)
     }
 }
 
 /// The start and end (UTC) of the local day before `today` in `tz`: `[start, end)`.
 #[must_use]
-pub fn day_before(today: NaiveDate, tz: &TimeZone) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
-    let start_of = |d: NaiveDate| -> Option<DateTime<Utc>> {
-        let date = jiff::civil::Date::new(
-            i16::try_from(chrono::Datelike::year(&d)).ok()?,
-            i8::try_from(chrono::Datelike::month(&d)).ok()?,
-            i8::try_from(chrono::Datelike::day(&d)).ok()?,
-        )
-        .ok()?;
-        let ts = date.to_zoned(tz.clone()).ok()?.timestamp();
-        DateTime::from_timestamp(ts.as_second(), 0)
-    };
+pub fn day_before(today: NaiveDate, tz: &Tz) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
     let yesterday = today.pred_opt()?;
-    Some((start_of(yesterday)?, start_of(today)?))
+    Some((start_of(yesterday, tz)?, start_of(today, tz)?))
 }
 
-fn to_naive(d: jiff::civil::Date) -> Option<NaiveDate> {
-    NaiveDate::from_ymd_opt(
-        i32::from(d.year()),
-        u32::try_from(d.month()).ok()?,
-        u32::try_from(d.day()).ok()?,
-    )
+/// The first instant of local day `d` in `tz`: its midnight, the earlier one when midnight happens twice, or the
+/// first minute after a jump that skips it.
+fn start_of(d: NaiveDate, tz: &Tz) -> Option<DateTime<Utc>> {
+    (0..=24 * 60).find_map(|minute| {
+        let local = d.and_hms_opt(minute / 60, minute % 60, 0)?;
+        tz.from_local_datetime(&local)
+            .earliest()
+            .map(|t| t.with_timezone(&Utc))
+    })
 }
 
 #[cfg(test)]
@@ -100,7 +90,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
-    fn at(s: &str) -> Timestamp {
+    fn at(s: &str) -> DateTime<Utc> {
         s.parse().unwrap()
     }
 
@@ -135,7 +125,7 @@ mod tests {
 
     #[test]
     fn seconds_and_summer_time() {
-        let d = DigestAt::parse("12:30:15", TimeZone::UTC).unwrap();
+        let d = DigestAt::parse("12:30:15", Tz::UTC).unwrap();
         assert_eq!(d.due(at("2026-02-02T12:30:14Z"), None), None);
         assert!(d.due(at("2026-02-02T12:30:15Z"), None).is_some());
         // 02:30 does not exist in Berlin on 2026-03-29 (02:00 → 03:00): due at 03:00 local (01:00Z).
@@ -169,7 +159,7 @@ mod tests {
             "+9:00",
         ] {
             assert_eq!(
-                DigestAt::parse(bad, TimeZone::UTC).unwrap_err(),
+                DigestAt::parse(bad, Tz::UTC).unwrap_err(),
                 format!("`{bad}` is not a time of day like 09:00 (or 09:00:30)")
             );
         }

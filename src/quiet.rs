@@ -1,8 +1,8 @@
 //! Quiet hours: a daily span of local time (`22:00-07:00` in an IANA time zone) during which announcements and
 //! reminders are sent silently (Telegram's `disable_notification`), except for urgent plans.
 
-use jiff::Timestamp;
-use jiff::tz::TimeZone;
+use chrono::{DateTime, Timelike, Utc};
+use chrono_tz::Tz;
 
 /// A daily span of local time in a time zone. A span whose end is before its start runs over midnight.
 #[derive(Debug, Clone)]
@@ -10,7 +10,7 @@ pub struct QuietHours {
     /// Minutes after local midnight.
     start: u16,
     end: u16,
-    tz: TimeZone,
+    tz: Tz,
 }
 
 impl QuietHours {
@@ -43,8 +43,8 @@ impl QuietHours {
 
     /// True when `now` falls in the quiet span (start included, end excluded).
     #[must_use]
-    pub fn contains(&self, now: Timestamp) -> bool {
-        let local = now.to_zoned(self.tz.clone());
+    pub fn contains(&self, now: DateTime<Utc>) -> bool {
+        let local = now.with_timezone(&self.tz);
         let minute = u16::try_from(local.hour()).unwrap_or(0) * 60
             + u16::try_from(local.minute()).unwrap_or(0);
         if self.start < self.end {
@@ -57,7 +57,7 @@ impl QuietHours {
     /// True now.
     #[must_use]
     pub fn now(&self) -> bool {
-        self.contains(Timestamp::now())
+        self.contains(Utc::now())
     }
 }
 
@@ -74,7 +74,7 @@ pub enum QuietError {
 mod tests {
     use super::*;
 
-    fn at(s: &str) -> Timestamp {
+    fn at(s: &str) -> DateTime<Utc> {
         s.parse().unwrap()
     }
 

@@ -242,7 +242,7 @@ async fn settle(d: &Running, id: &str) {
 
 fn with_digest(fake: &FakeBot, q: &TempQueue, at: &str) -> Settings {
     let mut s = settings(fake, q);
-    s.digest = Some(DigestAt::parse(at, jiff::tz::TimeZone::UTC).unwrap());
+    s.digest = Some(DigestAt::parse(at, chrono_tz::Tz::UTC).unwrap());
     s
 }
 

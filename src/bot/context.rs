@@ -25,7 +25,7 @@ pub struct Ctx {
     /// `notifications.quietHours`: announcements and reminders silent then, except urgent plans.
     pub quiet: Option<Arc<crate::quiet::QuietHours>>,
     /// `notifications.timezone`: the days of the stats chart.
-    pub timezone: jiff::tz::TimeZone,
+    pub timezone: chrono_tz::Tz,
     /// `digest.at`: when the daily digest goes out; `None`: never.
     pub digest: Option<Arc<crate::digest::DigestAt>>,
     /// The dashboard's https URL: the queue view links it as a Mini App. `None`: no dashboard button.

@@ -110,7 +110,7 @@ pub async fn digest_view(ctx: &Ctx, user: u64, today: NaiveDate) -> Result<View,
     let tz = ctx
         .digest
         .as_ref()
-        .map_or_else(|| ctx.timezone.clone(), |d| d.tz().clone());
+        .map_or_else(|| ctx.timezone, |d| *d.tz());
     let queue_now = figures(ctx, &[], &pending, now, now);
     let yesterday = today.pred_opt().unwrap_or(today);
     let Some((start, end)) = crate::digest::day_before(today, &tz) else {

@@ -45,7 +45,7 @@ pub fn settings_from(cfg: &Config) -> Settings {
     };
     s.notifications = cfg.notifications.enabled;
     s.quiet_hours = cfg.notifications.quiet_hours.clone().map(|q| q.0);
-    s.timezone = cfg.notifications.timezone.clone();
+    s.timezone = cfg.notifications.timezone;
     s.digest = cfg.digest.clone();
     s.people = cfg.people.clone();
     s.groups = cfg.telegram.groups.clone();
@@ -57,7 +57,7 @@ pub fn settings_from(cfg: &Config) -> Settings {
         state_dir: crate::web::WebSettings::state_dir_for(&cfg.path),
         agent_tokens: w.agent_tokens.clone(),
         bot_token: cfg.telegram.token.clone(),
-        timezone: cfg.notifications.timezone.clone(),
+        timezone: cfg.notifications.timezone,
         config_file: Some(cfg.path.clone()),
     });
     // With an https public URL, the bot offers the dashboard as a Telegram Mini App.

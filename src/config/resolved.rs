@@ -93,7 +93,7 @@ pub struct NotificationsConfig {
     /// `quietHours` in `timezone`, when set.
     pub quiet_hours: Option<QuietSetting>,
     /// `timezone` (UTC when not set): quiet hours, the digest's time and the days of the stats chart.
-    pub timezone: jiff::tz::TimeZone,
+    pub timezone: chrono_tz::Tz,
 }
 
 /// `notifications.quietHours` as written and as read (the parsed form has no `Eq`).

@@ -63,7 +63,7 @@ fn example_file_loads_with_every_key() {
     assert_eq!(config.logs.level, LevelFilter::INFO);
     assert_eq!(
         config.digest,
-        Some(crate::digest::DigestAt::parse("09:00", jiff::tz::TimeZone::UTC).unwrap())
+        Some(crate::digest::DigestAt::parse("09:00", chrono_tz::Tz::UTC).unwrap())
     );
     assert_eq!(config.people, vec![("alice".to_owned(), 93533553)]);
 }
@@ -77,7 +77,7 @@ fn the_digest_time_is_read_in_the_notifications_time_zone() {
         &[("HOME", "/home/ada")],
     );
     let config = config.unwrap();
-    let tokyo = jiff::tz::TimeZone::get("Asia/Tokyo").unwrap();
+    let tokyo = chrono_tz::Tz::Asia__Tokyo;
     assert_eq!(config.notifications.timezone, tokyo);
     assert_eq!(
         config.digest,
@@ -87,7 +87,7 @@ fn the_digest_time_is_read_in_the_notifications_time_zone() {
     let (_f, config) = load_with(MINIMAL, &[("HOME", "/home/ada")]);
     let config = config.unwrap();
     assert_eq!(config.digest, None);
-    assert_eq!(config.notifications.timezone, jiff::tz::TimeZone::UTC);
+    assert_eq!(config.notifications.timezone, chrono_tz::Tz::UTC);
 }
 
 #[test]

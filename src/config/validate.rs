@@ -78,7 +78,7 @@ impl ConfigFile {
                 return Err(invalid(("digest.at", problem.to_owned())));
             }
             Some(Some(at)) => Some(
-                crate::digest::DigestAt::parse(&at, timezone.clone())
+                crate::digest::DigestAt::parse(&at, timezone)
                     .map_err(|problem| invalid(("digest.at", problem)))?,
             ),
         };

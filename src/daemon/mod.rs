@@ -38,7 +38,7 @@ pub struct Settings {
     /// the queue open it as a Telegram Mini App.
     pub dashboard_url: Option<String>,
     /// `notifications.timezone`: the days of `/stats`' chart (quiet hours and the digest carry their own).
-    pub timezone: jiff::tz::TimeZone,
+    pub timezone: chrono_tz::Tz,
     /// The daily digest's time; `None`: no digest.
     pub digest: Option<crate::digest::DigestAt>,
     /// getUpdates long-poll timeout.
@@ -82,7 +82,7 @@ impl Settings {
             notifications: true,
             quiet_hours: None,
             dashboard_url: None,
-            timezone: jiff::tz::TimeZone::UTC,
+            timezone: chrono_tz::Tz::UTC,
             digest: None,
             poll_timeout: Duration::from_secs(10),
             http_timeout: Duration::from_secs(17),
@@ -169,7 +169,7 @@ pub async fn run(
         web: web.as_ref().map(|w| w.links.clone()),
         looks: None,
         dashboard: mini_app_url(settings.dashboard_url.as_deref()),
-        timezone: settings.timezone.clone(),
+        timezone: settings.timezone,
         digest: settings.digest.clone().map(Arc::new),
         groups,
     };

@@ -34,7 +34,7 @@ fn record(queue_root: &Path, date: NaiveDate) -> io::Result<()> {
 /// Queues today's digest when it is due; `last` is the date of the last one sent, kept by the caller.
 pub fn check(ctx: &Ctx, last: &mut Option<NaiveDate>, notices: &mpsc::UnboundedSender<Notice>) {
     let Some(at) = &ctx.digest else { return };
-    let Some(today) = at.due(jiff::Timestamp::now(), *last) else {
+    let Some(today) = at.due(chrono::Utc::now(), *last) else {
         return;
     };
     *last = Some(today);

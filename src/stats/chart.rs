@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use arbiter_zebu::stats;
-//! # let (completed, tz) = (Vec::<arbiter_zebu::plan::Summary>::new(), jiff::tz::TimeZone::UTC);
+//! # let (completed, tz) = (Vec::<arbiter_zebu::plan::Summary>::new(), chrono_tz::Tz::UTC);
 //! let now = chrono::Utc::now();
 //! let days = stats::daily(&completed, now - chrono::Duration::days(30), now, &tz);
 //! let svg: String = stats::chart::svg(&days)?;

@@ -9,7 +9,7 @@
 //! here): a decision of a plan without a readable `created_at` is counted but not timed.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use jiff::tz::TimeZone;
+use chrono_tz::Tz;
 use serde::Serialize;
 
 use super::{Resolution, decision_time, in_period, nearest_rank};
@@ -31,28 +31,15 @@ pub struct Day {
 
 /// The calendar date of `t` in `tz`.
 #[must_use]
-pub fn local_date(t: DateTime<Utc>, tz: &TimeZone) -> Option<NaiveDate> {
-    let zoned = jiff::Timestamp::from_second(t.timestamp())
-        .ok()?
-        .to_zoned(tz.clone());
-    let d = zoned.date();
-    NaiveDate::from_ymd_opt(
-        i32::from(d.year()),
-        u32::try_from(d.month()).ok()?,
-        u32::try_from(d.day()).ok()?,
-    )
+pub fn local_date(t: DateTime<Utc>, tz: &Tz) -> Option<NaiveDate> {
+    Some(t.with_timezone(tz).date_naive())
 }
 
 /// Every local day (in `tz`) from the day of `since` to the day of `now`, both included, with the decisions
 /// answered that day (see the module doc). At most [`MAX_DAYS`] days, the latest ones; empty when `since` is
 /// after `now`.
 #[must_use]
-pub fn daily(
-    completed: &[Summary],
-    since: DateTime<Utc>,
-    now: DateTime<Utc>,
-    tz: &TimeZone,
-) -> Vec<Day> {
+pub fn daily(completed: &[Summary], since: DateTime<Utc>, now: DateTime<Utc>, tz: &Tz) -> Vec<Day> {
     let (Some(first), Some(last)) = (local_date(since, tz), local_date(now, tz)) else {
         return Vec::new();
     };

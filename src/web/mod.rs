@@ -54,7 +54,7 @@ pub struct WebSettings {
     /// The bot token: a Telegram Mini App's `initData` is signed with it (`POST /auth/telegram`).
     pub bot_token: BotToken,
     /// `notifications.timezone`: the days of the stats chart.
-    pub timezone: jiff::tz::TimeZone,
+    pub timezone: chrono_tz::Tz,
     /// The config file `arbiter run` read, for `arbiter web-login` to name when it is run with another one.
     pub config_file: Option<PathBuf>,
 }
@@ -107,7 +107,7 @@ pub(crate) struct Web {
     pub session_days: u32,
     /// Read only where a Mini App's `initData` signature is checked.
     pub bot_token: Arc<BotToken>,
-    pub timezone: jiff::tz::TimeZone,
+    pub timezone: chrono_tz::Tz,
     /// Becomes `true` when the daemon stops: open event streams end with it.
     pub stop: tokio::sync::watch::Receiver<bool>,
     /// The audit trail's month files the History page found intact, read again only when they change.
@@ -218,7 +218,7 @@ pub async fn start(
         site: site.clone(),
         session_days: settings.session_days,
         bot_token: Arc::new(settings.bot_token.clone()),
-        timezone: settings.timezone.clone(),
+        timezone: settings.timezone,
         stop: stopped.clone(),
         audit_checked: Arc::default(),
     };
@@ -331,7 +331,7 @@ mod tests {
             state_dir: PathBuf::from("/tmp/arbiter-web"),
             agent_tokens: [("builder".to_owned(), SecretToken::new(AGENT))].into(),
             bot_token: BotToken::new(BOT),
-            timezone: jiff::tz::TimeZone::UTC,
+            timezone: chrono_tz::Tz::UTC,
             config_file: None,
         }
     }

@@ -65,7 +65,7 @@ pub async fn show(State(web): State<Web>, jar: CookieJar) -> Response {
         figure #charts .charts {
             (chart)
             figcaption { "Decisions answered per day (bars) and median time to decide (line), local days in "
-                (web.timezone.iana_name().unwrap_or("UTC")) "." }
+                (web.timezone.name()) "." }
         }
         div.stats {
             (table("Counts", &[

@@ -91,7 +91,7 @@ impl Dash {
             state_dir: home.path().join("web"),
             agent_tokens: [("builder".to_owned(), SecretToken::new(AGENT_TOKEN))].into(),
             bot_token: BotToken::new(fake.token()),
-            timezone: jiff::tz::TimeZone::UTC,
+            timezone: chrono_tz::Tz::UTC,
             config_file: None,
         });
         let run = Running::start_with(fake, queue, s).await;

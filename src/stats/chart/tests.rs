@@ -125,7 +125,7 @@ fn readme_sample() {
             .collect::<Vec<_>>(),
         t("2026-02-01T00:00:00Z"),
         t("2026-02-14T23:00:00Z"),
-        &jiff::tz::TimeZone::UTC,
+        &chrono_tz::Tz::UTC,
     );
     let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/stats-chart.png");
     std::fs::write(out, png(&days).unwrap()).unwrap();

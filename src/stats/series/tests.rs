@@ -2,7 +2,7 @@
 #![allow(clippy::unwrap_used)]
 
 use chrono::NaiveDate;
-use jiff::tz::TimeZone;
+use chrono_tz::Tz;
 
 use super::*;
 use crate::plan::DecisionStatus::{Answered, Skipped};
@@ -23,7 +23,7 @@ fn an_empty_period_has_every_day_at_zero() {
         &summaries(&completed()),
         t("2026-03-01T00:00:00Z"),
         t("2026-03-03T08:00:00Z"),
-        &TimeZone::UTC,
+        &Tz::UTC,
     );
     assert_eq!(
         got,
@@ -38,7 +38,7 @@ fn an_empty_period_has_every_day_at_zero() {
         &summaries(&completed()),
         t("2026-03-04T00:00:00Z"),
         t("2026-03-03T00:00:00Z"),
-        &TimeZone::UTC,
+        &Tz::UTC,
     );
     assert!(none.is_empty());
 }
@@ -60,7 +60,7 @@ fn a_single_plan_is_on_the_day_it_was_answered() {
         &summaries(&[p]),
         t("2026-02-02T00:00:00Z"),
         t("2026-02-02T23:00:00Z"),
-        &TimeZone::UTC,
+        &Tz::UTC,
     );
     assert_eq!(got, [day("2026-02-02", 2, Some(900))]);
 }
@@ -74,7 +74,7 @@ fn days_without_decisions_skips_and_the_deadline_are_not_timed() {
         &summaries(&completed()),
         t("2026-02-01T00:00:00Z"),
         t("2026-02-05T12:00:00Z"),
-        &TimeZone::UTC,
+        &Tz::UTC,
     );
     assert_eq!(
         got,
@@ -100,7 +100,7 @@ fn days_without_decisions_skips_and_the_deadline_are_not_timed() {
 
 #[test]
 fn days_are_local_and_answers_before_the_first_day_are_left_out() {
-    let berlin = TimeZone::get("Europe/Berlin").unwrap();
+    let berlin = Tz::Europe__Berlin;
     // 23:30Z on 02-02 is 00:30 on 02-03 in Berlin (UTC+1); 1 h after created_at.
     let mut late = plan(
         "late",
@@ -145,7 +145,7 @@ fn a_long_period_keeps_the_latest_days() {
         &[],
         t("2020-01-01T00:00:00Z"),
         t("2026-02-05T12:00:00Z"),
-        &TimeZone::UTC,
+        &Tz::UTC,
     );
     assert_eq!(got.len(), MAX_DAYS);
     assert_eq!(
