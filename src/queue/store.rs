@@ -2,10 +2,11 @@
 
 use std::collections::HashMap;
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::atomic::{self, rename_noreplace, sync_dir};
+use super::atomic;
 
 mod cache;
 mod complete;
@@ -123,16 +124,12 @@ impl Queue {
     /// file: a clash is `AlreadyExists`.
     pub fn add_pending(&self, name: &str, text: &str) -> Result<PathBuf, StoreError> {
         let dest = self.pending_dir().join(name);
-        let temp = atomic::write_temp(&dest, text.as_bytes()).map_err(StoreError::io(&dest))?;
-        if let Err(e) = rename_noreplace(&temp, &dest) {
-            let _ = fs::remove_file(&temp);
-            return Err(StoreError::Io {
-                path: dest,
-                source: e,
-            });
-        }
-        sync_dir(&dest).map_err(StoreError::io(&dest))?;
-        Ok(dest)
+        let no_replace = atomic::Options {
+            place: atomic::Place::NoReplace,
+            ..atomic::Options::default()
+        };
+        atomic::write_with(&dest, no_replace, |f| f.write_all(text.as_bytes()))
+            .map_err(StoreError::io(&dest))
     }
 }
 
