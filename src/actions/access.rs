@@ -181,6 +181,25 @@ impl Access {
         self.is_member(user) && self.listed(user, &plan.approval().approvers, &[])
     }
 
+    /// May a standing rule made by `maker` answer `plan`? Only while the maker is a member, and one of the plan's
+    /// approvers when it names any (resolved as [`Access::resolve`] does: names from `people` first, members
+    /// only); an escalation does not count.
+    #[must_use]
+    pub fn rule_may_answer<P: Outline + ?Sized>(&self, maker: u64, plan: &P) -> bool {
+        self.is_listed_approver(maker, plan)
+    }
+
+    /// The access a queue's config gives ([`crate::queue::Queue::with_members`]); without one, nobody knows who
+    /// is still allowed, and only `maker` is taken to be: a rule then answers as long as the plan names no
+    /// approvers or names the maker by user id.
+    #[must_use]
+    pub fn of_members(members: Option<&crate::queue::Members>, maker: u64) -> Access {
+        match members {
+            Some(m) => Access::new(m.allowed.iter().copied()).with_people(m.people.iter().cloned()),
+            None => Access::new([maker]),
+        }
+    }
+
     /// True when `user` is one of the plan's approvers, or was escalated to and the escalation happened.
     fn approves<P: Outline + ?Sized>(&self, user: u64, plan: &P) -> bool {
         let timing = plan.timing();

@@ -48,6 +48,8 @@ pub struct Queue {
     unreported: Arc<Mutex<std::collections::BTreeSet<PathBuf>>>,
     /// What the cache keeps of each plan.
     keep: Keep,
+    /// Who the config allows, when the opener read it ([`Queue::with_members`]).
+    members: Option<Arc<super::Members>>,
 }
 
 impl Queue {
@@ -62,6 +64,7 @@ impl Queue {
             scanning: Arc::default(),
             unreported: Arc::default(),
             keep: Keep::Whole,
+            members: None,
         };
         for dir in [
             queue.pending_dir(),
@@ -82,6 +85,23 @@ impl Queue {
             keep: Keep::Briefs,
             ..self
         }
+    }
+
+    /// This queue as the config that names `members` serves it: a standing rule answers only for a maker among
+    /// them. Without, nobody knows who is still allowed (an agent's machine with no config), and a rule's maker is
+    /// taken to be.
+    #[must_use]
+    pub fn with_members(self, members: super::Members) -> Queue {
+        Queue {
+            members: Some(Arc::new(members)),
+            ..self
+        }
+    }
+
+    /// Who the config allows, if the opener read it.
+    #[must_use]
+    pub fn members(&self) -> Option<&super::Members> {
+        self.members.as_deref()
     }
 
     #[must_use]
