@@ -49,6 +49,8 @@ pub enum Style {
     Table,
     /// In words, whole minutes or else seconds: `10 minutes`, `1 minute`, `90 seconds`.
     Words,
+    /// One unit, rounded down, hours up to two days, for an age in a listing: `45s`, `3m`, `2h`, `47h`, `4d`.
+    Age,
 }
 
 /// `d` written in `style`.
@@ -72,6 +74,12 @@ pub fn say(d: Duration, style: Style) -> String {
             (0, minutes) if minutes > 0 => format!("{minutes} minutes"),
             _ if secs == 1 => "1 second".to_owned(),
             _ => format!("{secs} seconds"),
+        },
+        Style::Age => match secs {
+            s if s < 60 => format!("{s}s"),
+            s if s < 3600 => format!("{}m", s / 60),
+            s if s < 48 * 3600 => format!("{}h", s / 3600),
+            s => format!("{}d", s / 86_400),
         },
     }
 }
@@ -143,6 +151,11 @@ mod tests {
                 "1 second",
                 "0 seconds"
             ]
+        );
+        let ages = [45, 180, 7200, 47 * 3600 + 59, 48 * 3600, 4 * 86_400, 0];
+        assert_eq!(
+            ages.map(|s| say_secs(s, Style::Age)),
+            ["45s", "3m", "2h", "47h", "2d", "4d", "0s"]
         );
     }
 }
