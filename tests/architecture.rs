@@ -49,7 +49,7 @@ const MAY_IMPORT: &[(&str, &[&str])] = &[
         ],
     ),
     ("fakebot", &["telegram"]),
-    ("init", &["config", "queue"]),
+    ("init", &["plan", "config", "queue"]),
     (
         "demo",
         &[

@@ -39,6 +39,7 @@ mod daemon_groups;
 mod daemon_kinds;
 mod daemon_people;
 mod daemon_revise;
+mod daemon_rule_makers;
 mod daemon_rules;
 mod daemon_stats;
 mod daemon_withdraw;

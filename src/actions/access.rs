@@ -181,6 +181,25 @@ impl Access {
         self.is_member(user) && self.listed(user, &plan.approval().approvers, &[])
     }
 
+    /// May a standing rule made by `maker` answer `plan`? Only while the maker is a member, and one of the plan's
+    /// approvers when it names any (resolved as [`Access::resolve`] does: names from `people` first, members
+    /// only); an escalation does not count.
+    #[must_use]
+    pub fn rule_may_answer<P: Outline + ?Sized>(&self, maker: u64, plan: &P) -> bool {
+        self.is_listed_approver(maker, plan)
+    }
+
+    /// The access a queue's config gives ([`crate::queue::Queue::with_members`]); without one, nobody knows who
+    /// is still allowed, and only `maker` is taken to be: a rule then answers as long as the plan names no
+    /// approvers or names the maker by user id.
+    #[must_use]
+    pub fn of_members(members: Option<&crate::queue::Members>, maker: u64) -> Access {
+        match members {
+            Some(m) => Access::new(m.allowed.iter().copied()).with_people(m.people.iter().cloned()),
+            None => Access::new([maker]),
+        }
+    }
+
     /// True when `user` is one of the plan's approvers, or was escalated to and the escalation happened.
     fn approves<P: Outline + ?Sized>(&self, user: u64, plan: &P) -> bool {
         let timing = plan.timing();
@@ -262,60 +281,121 @@ impl Access {
         self.members().filter(|m| *m != user).collect()
     }
 
-    /// May `actor` take `action` on `plan`?
+    /// May `actor` take `action` on `plan`? Every action is named in each match below, with no wildcard arm: a
+    /// new action does not compile until it is decided who may take it.
     pub fn check(&self, actor: Actor, plan: &Plan, action: &Action) -> Result<(), Refusal> {
-        match actor {
+        let user = match actor {
             Actor::User(user) if !self.is_member(user) => return Err(Refusal::Outsider),
             Actor::User(_) if action.is_scheduled() => return Err(Refusal::ClockOnly),
             Actor::Deadline if !action.is_scheduled() && *action != Action::Open => {
                 return Err(Refusal::ClockOnly);
             }
             Actor::Deadline => return Ok(()),
-            Actor::Agent => {
-                return match action {
-                    Action::Withdraw { .. } | Action::Open => Ok(()),
-                    _ => Err(Refusal::AgentOnly),
-                };
-            }
+            Actor::Agent => return Self::agent_may(action),
             Actor::User(_) if matches!(action, Action::Withdraw { .. }) => {
                 return Err(Refusal::AgentOnly);
             }
-            Actor::User(_) => {}
-        }
-        let Actor::User(user) = actor else {
-            return Ok(());
+            Actor::User(user) => user,
         };
         match self.role(actor, plan) {
             Role::Nobody => Err(Refusal::NotForYou),
-            Role::Approver => match action {
-                Action::Delegate { to, .. } if !self.is_member(*to) || *to == user => {
-                    Err(Refusal::NoSuchDelegate)
-                }
-                Action::Submit { .. } | Action::SignOff { .. }
-                    if plan.approval.needs_signoffs() && plan.approval.signoffs.contains(&user) =>
-                {
-                    Err(Refusal::AlreadySigned)
-                }
-                _ => Ok(()),
-            },
-            Role::Delegate(mine) => {
-                let decision = match action {
-                    Action::Open => return Ok(()),
-                    Action::Answer { decision, .. }
-                    | Action::Skip { decision, .. }
-                    | Action::AnswerMulti { decision, .. }
-                    | Action::AnswerInput { decision, .. }
-                    | Action::Approve { decision, .. }
-                    | Action::StartCustom { decision, .. }
-                    | Action::StartNote { decision, .. } => Some(*decision),
-                    Action::Custom { to, .. } | Action::Note { to, .. } => to.index_in(plan),
-                    _ => None,
-                };
-                match decision {
-                    Some(i) if mine.contains(&i) => Ok(()),
-                    _ => Err(Refusal::NotDelegated),
-                }
+            Role::Approver => self.approver_may(user, plan, action),
+            Role::Delegate(mine) => Self::delegate_may(&mine, plan, action),
+        }
+    }
+
+    /// What an agent may do to a plan: withdraw it (and look at it).
+    fn agent_may(action: &Action) -> Result<(), Refusal> {
+        match action {
+            Action::Withdraw { .. } | Action::Open => Ok(()),
+            Action::Answer { .. }
+            | Action::StartCustom { .. }
+            | Action::Custom { .. }
+            | Action::Skip { .. }
+            | Action::AnswerMulti { .. }
+            | Action::AnswerInput { .. }
+            | Action::Approve { .. }
+            | Action::Decline { .. }
+            | Action::StartRequestChanges { .. }
+            | Action::RequestChanges { .. }
+            | Action::Submit { .. }
+            | Action::SignOff { .. }
+            | Action::StartNote { .. }
+            | Action::Note { .. }
+            | Action::StartDelegate { .. }
+            | Action::Delegate { .. }
+            | Action::TakeBack { .. }
+            | Action::ApplyDeadline
+            | Action::Remind
+            | Action::Escalate => Err(Refusal::AgentOnly),
+        }
+    }
+
+    /// What an approver `user` (a member) may do on `plan`: every person's action, but a delegation only to
+    /// another member, and one sign-off each.
+    fn approver_may(&self, user: u64, plan: &Plan, action: &Action) -> Result<(), Refusal> {
+        match action {
+            Action::Delegate { to, .. } if !self.is_member(*to) || *to == user => {
+                Err(Refusal::NoSuchDelegate)
             }
+            Action::Submit { .. } | Action::SignOff { .. }
+                if plan.approval.needs_signoffs() && plan.approval.signoffs.contains(&user) =>
+            {
+                Err(Refusal::AlreadySigned)
+            }
+            Action::Open
+            | Action::Answer { .. }
+            | Action::StartCustom { .. }
+            | Action::Custom { .. }
+            | Action::Skip { .. }
+            | Action::AnswerMulti { .. }
+            | Action::AnswerInput { .. }
+            | Action::Approve { .. }
+            | Action::Decline { .. }
+            | Action::StartRequestChanges { .. }
+            | Action::RequestChanges { .. }
+            | Action::Submit { .. }
+            | Action::SignOff { .. }
+            | Action::StartNote { .. }
+            | Action::Note { .. }
+            | Action::StartDelegate { .. }
+            | Action::Delegate { .. }
+            | Action::TakeBack { .. } => Ok(()),
+            // Refused before the role is asked (`check`); named here so that stays a decision.
+            Action::ApplyDeadline | Action::Remind | Action::Escalate => Err(Refusal::ClockOnly),
+            Action::Withdraw { .. } => Err(Refusal::AgentOnly),
+        }
+    }
+
+    /// What a delegate may do on `plan`: look at it, and act on the decisions delegated to them (`mine`).
+    fn delegate_may(mine: &[usize], plan: &Plan, action: &Action) -> Result<(), Refusal> {
+        let decision = match action {
+            Action::Open => return Ok(()),
+            Action::Answer { decision, .. }
+            | Action::Skip { decision, .. }
+            | Action::AnswerMulti { decision, .. }
+            | Action::AnswerInput { decision, .. }
+            | Action::Approve { decision, .. }
+            | Action::StartCustom { decision, .. }
+            | Action::StartNote { decision, .. } => Some(*decision),
+            Action::Custom { to, .. } | Action::Note { to, .. } => to.index_in(plan),
+            // The whole plan's actions, and the delegation itself, are the approvers'.
+            Action::StartDelegate { .. }
+            | Action::Delegate { .. }
+            | Action::TakeBack { .. }
+            | Action::Decline { .. }
+            | Action::StartRequestChanges { .. }
+            | Action::RequestChanges { .. }
+            | Action::Submit { .. }
+            | Action::SignOff { .. }
+            | Action::ApplyDeadline
+            | Action::Remind
+            | Action::Escalate
+            | Action::Withdraw { .. } => None,
+        };
+        match decision {
+            Some(i) if mine.contains(&i) => Ok(()),
+            _ => Err(Refusal::NotDelegated),
         }
     }
 }

@@ -141,12 +141,56 @@ pub(super) fn record(
     let (Some(name), Some((loaded, decision))) = (name(action, outcome), changed(outcome)) else {
         return Ok(());
     };
+    append(
+        queue,
+        &action.by(actor),
+        name,
+        action,
+        loaded,
+        decision,
+        now,
+    )
+}
+
+/// Appends the line of a standing rule's answer: `action` (what a person answering decision `decision` the same
+/// way takes) recorded as that person's would be, named, valued and fingerprinted alike, by `rule:<rule>`, on the
+/// plan it completed (`loaded`, in completed/).
+pub(super) fn record_rule(
+    queue: &Queue,
+    rule: &str,
+    action: &Action,
+    loaded: &crate::queue::Loaded,
+    decision: usize,
+    now: &str,
+) -> std::io::Result<()> {
+    let answered = Outcome::Recorded {
+        plan: loaded.clone(),
+        decision,
+        tell: super::Tell::default(),
+    };
+    let Some(name) = name(action, &answered) else {
+        return Ok(());
+    };
+    let by = format!("rule:{rule}");
+    append(queue, &by, name, action, loaded, Some(decision), now)
+}
+
+/// Appends the line `name` of what `action` by `actor` changed in `loaded` (decision `decision`), with the digest
+/// of the file as it is now.
+fn append(
+    queue: &Queue,
+    actor: &str,
+    name: &str,
+    action: &Action,
+    loaded: &crate::queue::Loaded,
+    decision: Option<usize>,
+    now: &str,
+) -> std::io::Result<()> {
     let plan = &loaded.plan;
-    let actor = action.by(actor);
     let value = value(action, plan, decision);
     let change = Change {
         at: now,
-        actor: &actor,
+        actor,
         action: name,
         plan: &plan.id,
         revision: plan.revision,

@@ -180,17 +180,34 @@ impl Typed {
 }
 
 impl Action {
-    /// True for the actions that change the plan file (the others look at it).
+    /// True for the actions that change the plan file (the others look at it). Total, with no wildcard arm: a new
+    /// action does not compile until it says which it is.
     #[must_use]
     pub fn edits(&self) -> bool {
-        !matches!(
-            self,
+        match self {
             Action::Open
-                | Action::StartCustom { .. }
-                | Action::StartNote { .. }
-                | Action::StartDelegate { .. }
-                | Action::StartRequestChanges { .. }
-        )
+            | Action::StartCustom { .. }
+            | Action::StartNote { .. }
+            | Action::StartDelegate { .. }
+            | Action::StartRequestChanges { .. } => false,
+            Action::Answer { .. }
+            | Action::Custom { .. }
+            | Action::Skip { .. }
+            | Action::AnswerMulti { .. }
+            | Action::AnswerInput { .. }
+            | Action::Approve { .. }
+            | Action::Decline { .. }
+            | Action::RequestChanges { .. }
+            | Action::Submit { .. }
+            | Action::SignOff { .. }
+            | Action::Note { .. }
+            | Action::Delegate { .. }
+            | Action::TakeBack { .. }
+            | Action::ApplyDeadline
+            | Action::Remind
+            | Action::Escalate
+            | Action::Withdraw { .. } => true,
+        }
     }
 
     /// What the file records as who made the change: the actor, or `agent:<name>` for a withdrawal.

@@ -159,7 +159,7 @@ fn write(
         text: text.to_owned(),
         read_here: false,
     };
-    let looked = rules::answer_pushed(queue, plan, ruled, &|_| None, now);
+    let looked = rules::answer_pushed(queue, plan, ruled, now);
     if let Some(fired) = looked.fired {
         return Ok(Pushed {
             id: plan.id.clone(),

@@ -73,14 +73,14 @@ impl Common {
     fn hook(&self) -> HookOptions {
         HookOptions {
             timeout: self.timeout,
-            timeout_label: duration::format(self.timeout),
+            timeout_label: duration::say(self.timeout, duration::Style::Written),
             on_timeout: OnTimeout::Ask,
             stop_timeout: self.stop_timeout,
-            stop_timeout_label: duration::format(self.stop_timeout),
+            stop_timeout_label: duration::say(self.stop_timeout, duration::Style::Written),
             plan: PlanOptions {
                 priority: Some("high".to_owned()),
                 tag: None,
-                deadline: Some(duration::format(self.timeout)),
+                deadline: Some(duration::say(self.timeout, duration::Style::Written)),
                 grant_minutes: None,
                 machine: None,
             },

@@ -180,18 +180,18 @@ pub fn run(queue: super::At<'_>, command: HookCommand) -> Result<(), HookFailure
     }
     let options = HookOptions {
         timeout: args.timeout,
-        timeout_label: duration::format(args.timeout),
+        timeout_label: duration::say(args.timeout, duration::Style::Written),
         on_timeout: match args.on_timeout {
             Fallback::Allow => OnTimeout::Allow,
             Fallback::Deny => OnTimeout::Deny,
             Fallback::Ask => OnTimeout::Ask,
         },
         stop_timeout: args.stop_timeout,
-        stop_timeout_label: duration::format(args.stop_timeout),
+        stop_timeout_label: duration::say(args.stop_timeout, duration::Style::Written),
         plan: PlanOptions {
             priority: Some(args.priority),
             tag: args.tag,
-            deadline: Some(duration::format(args.timeout)),
+            deadline: Some(duration::say(args.timeout, duration::Style::Written)),
             grant_minutes: configured_grant_minutes(queue.config),
             machine: None,
         },

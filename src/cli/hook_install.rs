@@ -91,12 +91,12 @@ pub(super) fn run(
         install::shell_quote(&exe.to_string_lossy()),
         reaching(queue)?,
         agent.name,
-        duration::format(hook.timeout)
+        duration::say(hook.timeout, duration::Style::Written)
     );
     if hook.stop_timeout != DEFAULT_STOP_TIMEOUT {
         command.push_str(&format!(
             " --stop-timeout {}",
-            duration::format(hook.stop_timeout)
+            duration::say(hook.stop_timeout, duration::Style::Written)
         ));
     }
     if hook.on_timeout != Fallback::Ask {

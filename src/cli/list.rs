@@ -6,6 +6,7 @@ use super::CliError;
 use crate::agent::report::StatusReport;
 use std::sync::Arc;
 
+use crate::plan::duration;
 use crate::queue::Loaded;
 
 pub fn run(queue: super::At<'_>, json: bool) -> Result<(), CliError> {
@@ -56,13 +57,10 @@ pub fn age(created_at: &str, now: DateTime<Utc>) -> String {
     let Ok(created) = DateTime::parse_from_rfc3339(created_at) else {
         return "-".to_owned();
     };
-    let secs = (now - created.with_timezone(&Utc)).num_seconds().max(0);
-    match secs {
-        s if s < 60 => format!("{s}s"),
-        s if s < 3600 => format!("{}m", s / 60),
-        s if s < 48 * 3600 => format!("{}h", s / 3600),
-        s => format!("{}d", s / 86_400),
-    }
+    let age = (now - created.with_timezone(&Utc))
+        .to_std()
+        .unwrap_or_default();
+    duration::say(age, duration::Style::Age)
 }
 
 fn cut(s: &str, max: usize) -> String {

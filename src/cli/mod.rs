@@ -332,10 +332,19 @@ fn configured_access(
     )
 }
 
-/// The queue the agent commands use (see [`agent::resolve_queue_dir`]); missing folders are created.
+/// The queue the agent commands use (see [`agent::resolve_queue_dir`]); missing folders are created. With the
+/// owner's config (see [`load_config`]) it carries its members, whom a standing rule's maker must still be among
+/// to answer; an agent's machine may have no config, and then nobody knows who is still allowed.
 fn open_queue(at: At<'_>) -> Result<Queue, AgentError> {
     let dir = agent::resolve_queue_dir(at.queue, at.config, &crate::config::process_env)?;
-    Ok(Queue::open(dir, true)?)
+    let queue = Queue::open(dir, true)?;
+    Ok(match load_config(at.config.map(Path::to_path_buf)) {
+        Ok((_, cfg)) => queue.with_members(crate::queue::Members {
+            allowed: cfg.telegram.allowed_users.clone(),
+            people: cfg.people.clone(),
+        }),
+        Err(_) => queue,
+    })
 }
 
 /// Prints `value` as pretty JSON on stdout.

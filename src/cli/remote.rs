@@ -151,7 +151,10 @@ pub fn wait(
             let p: StatusReport = read(last, "status")?;
             Err(CliError::TimedOut(format!(
                 "timed out: plan `{id}` is not completed after {} ({}, {}/{} answered, {} remaining)",
-                crate::plan::duration::format(timeout.unwrap_or_default()),
+                crate::plan::duration::say(
+                    timeout.unwrap_or_default(),
+                    crate::plan::duration::Style::Written,
+                ),
                 p.status,
                 p.answered,
                 p.total,

@@ -161,22 +161,12 @@ fn opt(seconds: Option<i64>) -> String {
 }
 
 /// A span in its two largest units: `45s`, `3m20s`, `2h`, `1d4h`, `12d`.
-#[must_use]
-pub fn span(seconds: i64) -> String {
-    let s = seconds.max(0);
-    let units = [
-        (s / 86_400, "d"),
-        (s / 3600 % 24, "h"),
-        (s / 60 % 60, "m"),
-        (s % 60, "s"),
-    ];
-    let first = units.iter().position(|(n, _)| *n > 0).unwrap_or(3);
-    units[first..]
-        .iter()
-        .take(2)
-        .filter(|(n, _)| *n > 0 || first == 3)
-        .map(|(n, unit)| format!("{n}{unit}"))
-        .collect()
+fn span(seconds: i64) -> String {
+    let seconds = u64::try_from(seconds).unwrap_or(0);
+    duration::say(
+        std::time::Duration::from_secs(seconds),
+        duration::Style::Table,
+    )
 }
 
 #[cfg(test)]

@@ -53,7 +53,10 @@ pub fn run(
             let p = &loaded.plan;
             Err(CliError::TimedOut(format!(
                 "timed out: plan `{id}` is not completed after {} ({}, {}/{} answered, {} remaining)",
-                crate::plan::duration::format(timeout.unwrap_or_default()),
+                crate::plan::duration::say(
+                    timeout.unwrap_or_default(),
+                    crate::plan::duration::Style::Written,
+                ),
                 p.status,
                 p.answered(),
                 p.decisions.len(),

@@ -11,25 +11,10 @@ pub(super) fn did_you_mean<'k>(unknown: &str, known: &[&'k str]) -> Option<&'k s
     let wanted = normal(unknown);
     known
         .iter()
-        .map(|key| (*key, edit_distance(&wanted, &normal(key))))
+        .map(|key| (*key, strsim::levenshtein(&wanted, &normal(key))))
         .filter(|(key, distance)| *distance <= 2 && *distance < key.len() / 2)
         .min_by_key(|(_, distance)| *distance)
         .map(|(key, _)| key)
-}
-
-/// Levenshtein distance, by characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != *cb);
-            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
-        }
-        previous = current;
-    }
-    previous[b.len()]
 }
 
 #[cfg(test)]

@@ -113,7 +113,14 @@ pub async fn run(
     settings: Settings,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), DaemonError> {
-    let mut queue = Queue::open(&settings.queue_dir, settings.notifications)?;
+    // Its members go with the queue: a standing rule answering on the daemon (a hook on another machine, MCP's
+    // push) answers only for a maker still among them.
+    let mut queue = Queue::open(&settings.queue_dir, settings.notifications)?.with_members(
+        crate::queue::Members {
+            allowed: settings.allowed_users.clone(),
+            people: settings.people.clone(),
+        },
+    );
     // Without the dashboard (whose pages search and render every pending plan whole) the daemon keeps a brief
     // per pending plan: the bot reads a plan whole from its file when it draws one of the plan's own screens.
     if settings.web.is_none() {

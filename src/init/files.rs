@@ -1,11 +1,12 @@
 //! The file-system side of `init`: folders created owner-only, files written whole with a fixed mode.
 
 use std::fmt;
-use std::fs::{self, File, OpenOptions};
+use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use super::InitError;
+use crate::queue::atomic;
 
 /// One thing `init` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,69 +78,38 @@ pub(super) fn create_dir(path: &Path) -> Result<(), InitError> {
     fs::create_dir_all(path).map_err(io_error("create folder", path))
 }
 
-fn open_new(path: &Path, mode: u32) -> io::Result<File> {
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, mode);
-    #[cfg(not(unix))]
-    let _ = mode;
-    options.open(path)
-}
-
-fn write_all_synced(mut file: File, contents: &str) -> io::Result<()> {
-    file.write_all(contents.as_bytes())?;
-    file.sync_all()
-}
-
-/// Writes `contents` to `path` with `mode`. Without `replace`, an existing file is an
-/// [`InitError::Exists`] (checked atomically by `O_EXCL`). With it, the file is written next to the
-/// target and renamed over it, so the old file (perhaps mode 0644) is never half-written nor kept.
+/// Writes `contents` to `path` with `mode`, through the queue's one atomic writer: a temp file beside the target,
+/// renamed in, so no file is ever half-written. Without `replace`, an existing file is an [`InitError::Exists`]
+/// (the rename never replaces one). With it, the file is renamed over the old one (perhaps mode 0644), which is
+/// never half-written nor kept.
 pub(super) fn write_file(
     path: &Path,
     contents: &str,
     mode: u32,
     replace: bool,
 ) -> Result<Step, InitError> {
-    if !replace {
-        let file = open_new(path, mode).map_err(|source| match source.kind() {
-            io::ErrorKind::AlreadyExists => InitError::Exists { path: path.into() },
+    let existed = exists(path);
+    let options = atomic::Options {
+        mode,
+        place: if replace {
+            atomic::Place::Replace
+        } else {
+            atomic::Place::NoReplace
+        },
+        sync_folder: false,
+    };
+    atomic::write_with(path, options, |file| file.write_all(contents.as_bytes())).map_err(
+        |source| match source.kind() {
+            io::ErrorKind::AlreadyExists if !replace => InitError::Exists { path: path.into() },
             _ => InitError::Io {
-                action: "create",
+                action: if replace { "write" } else { "create" },
                 path: path.into(),
                 source,
             },
-        })?;
-        write_all_synced(file, contents).map_err(io_error("write", path))?;
-        return Ok(Step {
-            path: path.into(),
-            outcome: Outcome::Wrote,
-        });
-    }
-    let existed = exists(path);
-    let name = path
-        .file_name()
-        .map(|name| name.to_string_lossy())
-        .unwrap_or_default();
-    let temp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    // A leftover from a crashed run would make O_EXCL fail; it is ours to remove.
-    if exists(&temp) {
-        fs::remove_file(&temp).map_err(io_error("remove", &temp))?;
-    }
-    let file = open_new(&temp, mode).map_err(io_error("create", &temp))?;
-    let written = write_all_synced(file, contents).and_then(|()| fs::rename(&temp, path));
-    if let Err(source) = written {
-        let _ = fs::remove_file(&temp);
-        return Err(InitError::Io {
-            action: "write",
-            path: path.into(),
-            source,
-        });
-    }
-    if let Some(dir) = path.parent() {
-        // Make the rename durable; failure here loses nothing already reported.
-        let _ = File::open(dir).and_then(|dir| dir.sync_all());
-    }
+        },
+    )?;
+    // Make the rename durable; failure here loses nothing already reported.
+    let _ = atomic::sync_dir(path);
     let outcome = if existed {
         Outcome::Replaced
     } else {

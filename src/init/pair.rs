@@ -200,13 +200,7 @@ async fn welcome(bot: &Bot, paired: &Paired) {
 
 /// `10 minutes`, `1 minute`, `90 seconds`.
 fn say_duration(d: Duration) -> String {
-    let secs = d.as_secs();
-    match (secs % 60, secs / 60) {
-        (0, 1) => "1 minute".to_owned(),
-        (0, minutes) if minutes > 0 => format!("{minutes} minutes"),
-        _ if secs == 1 => "1 second".to_owned(),
-        _ => format!("{secs} seconds"),
-    }
+    crate::plan::duration::say(d, crate::plan::duration::Style::Words)
 }
 
 #[cfg(test)]

@@ -127,14 +127,14 @@ pub(super) fn options(
     }
     Ok(HookOptions {
         timeout,
-        timeout_label: duration::format(timeout),
+        timeout_label: duration::say(timeout, duration::Style::Written),
         on_timeout,
         stop_timeout,
-        stop_timeout_label: duration::format(stop_timeout),
+        stop_timeout_label: duration::say(stop_timeout, duration::Style::Written),
         plan: PlanOptions {
             priority: Some(request.priority.clone()),
             tag: request.tag.clone(),
-            deadline: Some(duration::format(timeout)),
+            deadline: Some(duration::say(timeout, duration::Style::Written)),
             grant_minutes,
             machine: caller.machine().map(str::to_owned),
         },

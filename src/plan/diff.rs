@@ -1,6 +1,6 @@
 //! A line diff of an edited proposal against the agent's: what the decision view and the dashboard show as a
-//! `diff` block. Pure; longest common subsequence of lines, with a bound on the work (past it, the old lines are
-//! all shown removed and the new ones added: still a true, if coarse, diff).
+//! `diff` block. Pure; `similar`'s longest common subsequence of lines, or its Myers diff past a size where the
+//! LCS table gets slow (both a shortest diff).
 
 /// One line of a diff.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,15 +22,16 @@ impl Line<'_> {
     }
 }
 
-/// Most cells of the LCS table before falling back to "all removed, all added".
-const MAX_CELLS: usize = 4_000_000;
+/// Most cells of `similar`'s LCS table (a map, slower than a flat table: about 40 ms in a release build at this
+/// size) before its Myers diff takes over: as short a diff, its ties maybe placed otherwise, in linear memory.
+const LCS_CELLS: usize = 100_000;
 
 /// The lines of `new` against `old`, in order (common lines, removals before additions at each change).
 #[must_use]
 pub fn lines<'a>(old: &'a str, new: &'a str) -> Vec<Line<'a>> {
     let a: Vec<&str> = old.split('\n').collect();
     let b: Vec<&str> = new.split('\n').collect();
-    // Common head and tail need no table.
+    // Common head and tail need no table (and `similar`'s LCS must be given none: it indexes its table from 0).
     let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
     let tail = a[head..]
         .iter()
@@ -40,45 +41,34 @@ pub fn lines<'a>(old: &'a str, new: &'a str) -> Vec<Line<'a>> {
         .count();
     let (am, bm) = (&a[head..a.len() - tail], &b[head..b.len() - tail]);
     let mut out: Vec<Line> = a[..head].iter().map(|s| Line::Same(s)).collect();
-    if (am.len() + 1).saturating_mul(bm.len() + 1) > MAX_CELLS {
-        out.extend(am.iter().map(|s| Line::Removed(s)));
-        out.extend(bm.iter().map(|s| Line::Added(s)));
-    } else {
-        middle(am, bm, &mut out);
-    }
+    middle(am, bm, &mut out);
     out.extend(a[a.len() - tail..].iter().map(|s| Line::Same(s)));
     out
 }
 
-/// The LCS diff of `a` against `b`, appended to `out`.
+/// The diff of `a` against `b` (no common first or last line), appended to `out`, removals before additions in
+/// each run of changes.
 fn middle<'a>(a: &[&'a str], b: &[&'a str], out: &mut Vec<Line<'a>>) {
-    let (n, m) = (a.len(), b.len());
-    // lcs[i][j]: length of the LCS of a[i..] and b[j..].
-    let mut lcs = vec![0u32; (n + 1) * (m + 1)];
-    let at = |i: usize, j: usize| i * (m + 1) + j;
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            lcs[at(i, j)] = if a[i] == b[j] {
-                lcs[at(i + 1, j + 1)] + 1
-            } else {
-                lcs[at(i + 1, j)].max(lcs[at(i, j + 1)])
-            };
+    use similar::ChangeTag;
+    use similar::algorithms::{Capture, lcs, myers};
+    let mut ops = Capture::new();
+    let Ok(()) = if (a.len() + 1).saturating_mul(b.len() + 1) <= LCS_CELLS {
+        lcs::diff(&mut ops, a, 0..a.len(), b, 0..b.len())
+    } else {
+        myers::diff(&mut ops, a, 0..a.len(), b, 0..b.len())
+    };
+    let mut added = Vec::new();
+    for change in ops.into_ops().iter().flat_map(|op| op.iter_changes(a, b)) {
+        match change.tag() {
+            ChangeTag::Equal => {
+                out.append(&mut added);
+                out.push(Line::Same(change.value()));
+            }
+            ChangeTag::Delete => out.push(Line::Removed(change.value())),
+            ChangeTag::Insert => added.push(Line::Added(change.value())),
         }
     }
-    let (mut i, mut j) = (0, 0);
-    while i < n || j < m {
-        if i < n && j < m && a[i] == b[j] {
-            out.push(Line::Same(a[i]));
-            i += 1;
-            j += 1;
-        } else if j == m || (i < n && lcs[at(i + 1, j)] >= lcs[at(i, j + 1)]) {
-            out.push(Line::Removed(a[i]));
-            i += 1;
-        } else {
-            out.push(Line::Added(b[j]));
-            j += 1;
-        }
-    }
+    out.append(&mut added);
 }
 
 #[cfg(test)]

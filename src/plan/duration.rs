@@ -36,21 +36,64 @@ pub fn parse(s: &str) -> Result<Duration, String> {
     Ok(total)
 }
 
-/// A duration the way a user would write it: `1h30m`, `45s`, `500ms`.
+/// How [`say`] writes a duration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// The way a user would write it (a flag, a plan key; what [`parse`] reads back): every unit down to the
+    /// second, hours the largest: `1h30m`, `45s`, `500ms`.
+    Written,
+    /// As people say it in a message, at most two units, spaced, to the minute once past one: `2d 3h`, `2h 15m`,
+    /// `5m`, `45s`.
+    Spoken,
+    /// Its two largest units, unspaced, for a table's column: `45s`, `3m20s`, `2h`, `1d4h`, `12d`.
+    Table,
+    /// In words, whole minutes or else seconds: `10 minutes`, `1 minute`, `90 seconds`.
+    Words,
+    /// One unit, rounded down, hours up to two days, for an age in a listing: `45s`, `3m`, `2h`, `47h`, `4d`.
+    Age,
+}
+
+/// `d` written in `style`.
 #[must_use]
-pub fn format(d: Duration) -> String {
+pub fn say(d: Duration, style: Style) -> String {
     let secs = d.as_secs();
-    if secs == 0 {
-        return format!("{}ms", d.as_millis());
+    let (days, hours, mins, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
+    match style {
+        Style::Written if secs == 0 => format!("{}ms", d.as_millis()),
+        Style::Written => [(secs / 3600, "h"), (mins, "m"), (s, "s")]
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, unit)| format!("{n}{unit}"))
+            .collect(),
+        Style::Spoken if secs < 60 => format!("{s}s"),
+        Style::Spoken => two_units(&[(days, "d"), (hours, "h"), (mins, "m")], " "),
+        Style::Table if secs == 0 => "0s".to_owned(),
+        Style::Table => two_units(&[(days, "d"), (hours, "h"), (mins, "m"), (s, "s")], ""),
+        Style::Words => match (s, secs / 60) {
+            (0, 1) => "1 minute".to_owned(),
+            (0, minutes) if minutes > 0 => format!("{minutes} minutes"),
+            _ if secs == 1 => "1 second".to_owned(),
+            _ => format!("{secs} seconds"),
+        },
+        Style::Age => match secs {
+            s if s < 60 => format!("{s}s"),
+            s if s < 3600 => format!("{}m", s / 60),
+            s if s < 48 * 3600 => format!("{}h", s / 3600),
+            s => format!("{}d", s / 86_400),
+        },
     }
-    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
-    let mut out = String::new();
-    for (n, unit) in [(h, "h"), (m, "m"), (s, "s")] {
-        if n > 0 {
-            out.push_str(&format!("{n}{unit}"));
-        }
-    }
-    out
+}
+
+/// The first unit of `units` that is not zero and the one after it unless that one is zero, joined by `sep`.
+fn two_units(units: &[(u64, &str)], sep: &str) -> String {
+    let first = units.iter().position(|(n, _)| *n > 0).unwrap_or(0);
+    units[first..]
+        .iter()
+        .take(2)
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, unit)| format!("{n}{unit}"))
+        .collect::<Vec<_>>()
+        .join(sep)
 }
 
 #[cfg(test)]
@@ -73,9 +116,46 @@ mod tests {
     }
 
     #[test]
-    fn formats() {
-        assert_eq!(format(Duration::from_secs(5400)), "1h30m");
-        assert_eq!(format(Duration::from_secs(1)), "1s");
-        assert_eq!(format(Duration::from_millis(250)), "250ms");
+    fn says_each_style() {
+        let say_secs = |secs: u64, style| say(Duration::from_secs(secs), style);
+        assert_eq!(say(Duration::from_secs(5400), Style::Written), "1h30m");
+        assert_eq!(say(Duration::from_secs(1), Style::Written), "1s");
+        assert_eq!(say(Duration::from_millis(250), Style::Written), "250ms");
+        assert_eq!(say_secs(90_061, Style::Written), "25h1m1s");
+        let spoken = [
+            45,
+            300,
+            330,
+            8100,
+            7200,
+            2 * 86_400 + 3 * 3600 + 59,
+            86_400 + 60,
+            0,
+        ];
+        assert_eq!(
+            spoken.map(|s| say_secs(s, Style::Spoken)),
+            ["45s", "5m", "5m", "2h 15m", "2h", "2d 3h", "1d", "0s"]
+        );
+        let table = [0, 45, 200, 7200, 5400, 100_000, 12 * 86_400 + 59, 3605];
+        assert_eq!(
+            table.map(|s| say_secs(s, Style::Table)),
+            ["0s", "45s", "3m20s", "2h", "1h30m", "1d3h", "12d", "1h"]
+        );
+        let words = [600, 60, 90, 1, 0];
+        assert_eq!(
+            words.map(|s| say_secs(s, Style::Words)),
+            [
+                "10 minutes",
+                "1 minute",
+                "90 seconds",
+                "1 second",
+                "0 seconds"
+            ]
+        );
+        let ages = [45, 180, 7200, 47 * 3600 + 59, 48 * 3600, 4 * 86_400, 0];
+        assert_eq!(
+            ages.map(|s| say_secs(s, Style::Age)),
+            ["45s", "3m", "2h", "47h", "2d", "4d", "0s"]
+        );
     }
 }

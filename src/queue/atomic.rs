@@ -25,33 +25,125 @@ pub fn temp_path(target: &Path) -> PathBuf {
     target.with_file_name(format!(".{name}{TEMP_MARK}{}-{n}", std::process::id()))
 }
 
-/// Writes `bytes` to a fsynced temp file beside `target` and returns its path.
+/// How [`write_with`] puts the new file in place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// Renamed over the target: a reader sees the old file or the new one, never a mix.
+    Replace,
+    /// Renamed to the target only where nothing is there; `AlreadyExists` otherwise, and nothing is replaced.
+    NoReplace,
+    /// Renamed to the target's name or the first free `-2`, `-3`… one in its folder, never replacing a file
+    /// there (completed/).
+    FreeName,
+}
+
+/// What [`write_with`] writes: the new file's mode, how it takes its place, whether the folder is fsynced after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// The mode the file is created with (the umask applies).
+    pub mode: u32,
+    pub place: Place,
+    /// Off only where losing the last write in a power cut is acceptable (a rule's count): the file itself is
+    /// always whole on disk before it is renamed in.
+    pub sync_folder: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            mode: 0o644,
+            place: Place::Replace,
+            sync_folder: true,
+        }
+    }
+}
+
+/// The one writer of files that must never be seen half-written: a temp file beside `target` (a fresh dotfile
+/// name, created exclusively with `options.mode`), filled by `fill`, fsynced, then put in place as
+/// `options.place` says, and the folder fsynced. A temp file is never left behind by a failure. Returns where the
+/// file went (the target, or the free name [`Place::FreeName`] found).
+pub fn write_with(
+    target: &Path,
+    options: Options,
+    fill: impl FnOnce(&mut File) -> io::Result<()>,
+) -> io::Result<PathBuf> {
+    let temp = stage(target, options.mode, fill)?;
+    let placed = match options.place {
+        Place::Replace => fs::rename(&temp, target).map(|()| target.to_owned()),
+        Place::NoReplace => rename_noreplace(&temp, target).map(|()| target.to_owned()),
+        Place::FreeName => rename_free(&temp, target),
+    };
+    let dest = placed.inspect_err(|_| {
+        let _ = fs::remove_file(&temp);
+    })?;
+    if options.sync_folder {
+        sync_dir(&dest)?;
+    }
+    Ok(dest)
+}
+
+/// Replaces `target` with `bytes` atomically: a reader sees the old file or the new one, never a mix.
+pub fn write_atomic(target: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_with(target, Options::default(), |f| f.write_all(bytes)).map(drop)
+}
+
+/// Writes `bytes` to a fsynced temp file beside `target` and returns its path, for a caller that puts it in place
+/// itself (`RENAME_EXCHANGE`, `queue/store/replace.rs`) and removes it after.
 pub fn write_temp(target: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
-    let temp = temp_path(target);
-    let result = (|| {
-        let mut f = OpenOptions::new()
+    stage(target, 0o644, |f| f.write_all(bytes))
+}
+
+/// A fresh temp file beside `target` created with `mode`, filled by `fill` and fsynced; removed if any of it
+/// failed. A name some crashed process left behind (its pid reused) is skipped for the next one.
+fn stage(
+    target: &Path,
+    mode: u32,
+    fill: impl FnOnce(&mut File) -> io::Result<()>,
+) -> io::Result<PathBuf> {
+    let mut attempts = 0;
+    let (temp, mut file) = loop {
+        let temp = temp_path(target);
+        let opened = OpenOptions::new()
             .write(true)
             .create_new(true)
-            .mode(0o644)
-            .open(&temp)?;
-        f.write_all(bytes)?;
-        f.sync_all()
-    })();
-    if let Err(e) = result {
+            .mode(mode)
+            .open(&temp);
+        match opened {
+            Ok(file) => break (temp, file),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempts < 16 => attempts += 1,
+            Err(e) => return Err(e),
+        }
+    };
+    if let Err(e) = fill(&mut file).and_then(|()| file.sync_all()) {
         let _ = fs::remove_file(&temp);
         return Err(e);
     }
     Ok(temp)
 }
 
-/// Replaces `target` with `bytes` atomically: a reader sees the old file or the new one, never a mix.
-pub fn write_atomic(target: &Path, bytes: &[u8]) -> io::Result<()> {
-    let temp = write_temp(target, bytes)?;
-    if let Err(e) = fs::rename(&temp, target) {
-        let _ = fs::remove_file(&temp);
-        return Err(e);
+/// Renames `from` to `to`'s name or the first free `-2`, `-3`… one in `to`'s folder, never replacing a file
+/// there: where it went. The error of a rename that failed, or `AlreadyExists` when no name was free.
+pub fn rename_free(from: &Path, to: &Path) -> io::Result<PathBuf> {
+    let dir = to.parent().unwrap_or(Path::new("."));
+    let name = to.file_name().unwrap_or_default().to_string_lossy();
+    let base = name.strip_suffix(".md").unwrap_or(&name);
+    for n in 1..10_000 {
+        let dest = if n == 1 {
+            to.to_owned()
+        } else {
+            dir.join(format!("{base}-{n}.md"))
+        };
+        match rename_noreplace(from, &dest) {
+            Ok(()) => return Ok(dest),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
     }
-    sync_dir(target)
+    let folder = dir.file_name().unwrap_or_default().to_string_lossy();
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        format!("no free name in {folder}/"),
+    ))
 }
 
 /// Opens (creating it if need be) the lock file at `path` and takes its exclusive lock, waiting for any other
@@ -194,6 +286,40 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 2, "no temp debris: {names:?}");
+    }
+
+    #[test]
+    fn the_writer_places_as_told_and_leaves_no_temp() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.md");
+        fs::write(&a, "keep").unwrap();
+        let place = |place| Options {
+            place,
+            ..Options::default()
+        };
+        let err = write_with(&a, place(Place::NoReplace), |f| f.write_all(b"new")).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(fs::read(&a).unwrap(), b"keep");
+        let went = write_with(&a, place(Place::FreeName), |f| f.write_all(b"two")).unwrap();
+        assert_eq!(went, dir.path().join("a-2.md"));
+        let private = Options {
+            mode: 0o600,
+            ..Options::default()
+        };
+        write_with(&a, private, |f| f.write_all(b"mine")).unwrap();
+        assert_eq!(fs::read(&a).unwrap(), b"mine");
+        let mode = fs::metadata(&a).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let failed = write_with(&a, Options::default(), |_| Err(io::Error::other("full")));
+        assert!(failed.is_err());
+        assert_eq!(fs::read(&a).unwrap(), b"mine");
+        let mut names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a-2.md", "a.md"], "no temp debris");
     }
 
     #[test]

@@ -10,12 +10,12 @@
 //! per prompt, not the trail. A file that does not read is no rule at all (and a warning), never an allow.
 
 use std::fs;
-use std::io;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::atomic::{hold_lock, write_atomic, write_temp};
+use super::atomic::{Options, hold_lock, write_atomic, write_with};
 use super::audit::{self, Located};
 
 mod matching;
@@ -438,15 +438,13 @@ impl Locked {
     /// is renamed in, so a power cut leaves the old rules or the new ones, and may only lose the last counts.
     pub fn write_count(&self, rules: &mut Rules, now: &str) -> Result<(), RulesError> {
         let (path, bytes) = self.serialized(rules, now)?;
-        let io = |source| RulesError::Io {
-            path: path.clone(),
-            source,
+        let unsynced_folder = Options {
+            sync_folder: false,
+            ..Options::default()
         };
-        let temp = write_temp(&path, &bytes).map_err(io)?;
-        fs::rename(&temp, &path).map_err(|e| {
-            let _ = fs::remove_file(&temp);
-            io(e)
-        })
+        write_with(&path, unsynced_folder, |f| f.write_all(&bytes))
+            .map(drop)
+            .map_err(|source| RulesError::Io { path, source })
     }
 
     /// The file's path and bytes for `rules` at `now`.

@@ -2,10 +2,11 @@
 
 use std::collections::HashMap;
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::atomic::{self, rename_noreplace, sync_dir};
+use super::atomic;
 
 mod cache;
 mod complete;
@@ -47,6 +48,8 @@ pub struct Queue {
     unreported: Arc<Mutex<std::collections::BTreeSet<PathBuf>>>,
     /// What the cache keeps of each plan.
     keep: Keep,
+    /// Who the config allows, when the opener read it ([`Queue::with_members`]).
+    members: Option<Arc<super::Members>>,
 }
 
 impl Queue {
@@ -61,6 +64,7 @@ impl Queue {
             scanning: Arc::default(),
             unreported: Arc::default(),
             keep: Keep::Whole,
+            members: None,
         };
         for dir in [
             queue.pending_dir(),
@@ -81,6 +85,23 @@ impl Queue {
             keep: Keep::Briefs,
             ..self
         }
+    }
+
+    /// This queue as the config that names `members` serves it: a standing rule answers only for a maker among
+    /// them. Without, nobody knows who is still allowed (an agent's machine with no config), and a rule's maker is
+    /// taken to be.
+    #[must_use]
+    pub fn with_members(self, members: super::Members) -> Queue {
+        Queue {
+            members: Some(Arc::new(members)),
+            ..self
+        }
+    }
+
+    /// Who the config allows, if the opener read it.
+    #[must_use]
+    pub fn members(&self) -> Option<&super::Members> {
+        self.members.as_deref()
     }
 
     #[must_use]
@@ -123,16 +144,12 @@ impl Queue {
     /// file: a clash is `AlreadyExists`.
     pub fn add_pending(&self, name: &str, text: &str) -> Result<PathBuf, StoreError> {
         let dest = self.pending_dir().join(name);
-        let temp = atomic::write_temp(&dest, text.as_bytes()).map_err(StoreError::io(&dest))?;
-        if let Err(e) = rename_noreplace(&temp, &dest) {
-            let _ = fs::remove_file(&temp);
-            return Err(StoreError::Io {
-                path: dest,
-                source: e,
-            });
-        }
-        sync_dir(&dest).map_err(StoreError::io(&dest))?;
-        Ok(dest)
+        let no_replace = atomic::Options {
+            place: atomic::Place::NoReplace,
+            ..atomic::Options::default()
+        };
+        atomic::write_with(&dest, no_replace, |f| f.write_all(text.as_bytes()))
+            .map_err(StoreError::io(&dest))
     }
 }
 

@@ -10,8 +10,8 @@ use maud::{Markup, html};
 
 use crate::actions::Actor;
 use crate::plan::Plan;
+use crate::plan::duration::{self, Style};
 use crate::stats::{self, Group, Spread};
-use crate::telegram::views::span;
 
 use super::Web;
 use super::layout::page;
@@ -116,7 +116,15 @@ pub async fn show(State(web): State<Web>, jar: CookieJar) -> Response {
 }
 
 fn seconds(s: Option<i64>) -> String {
-    s.map_or_else(|| "—".to_owned(), |s| span(chrono::Duration::seconds(s)))
+    s.map_or_else(
+        || "—".to_owned(),
+        |s| {
+            duration::say(
+                std::time::Duration::from_secs(u64::try_from(s).unwrap_or(0)),
+                Style::Spoken,
+            )
+        },
+    )
 }
 
 fn table(title: &str, rows: &[(&str, String)]) -> Markup {

@@ -1,7 +1,11 @@
 //! A rule answers a prompt, in the asking process itself (the hook, `arbiter push`), with no daemon: the plan is
 //! written straight into completed/ answered `answered_by: rule:<id>`, its notify file beside it (for a push: a
-//! hook reads its answer itself, as after any answer, so none is left for it), its audit line (actor `rule:<id>`)
-//! after them, then the rule's `fired` and `last_fired` move. Nobody is asked.
+//! hook reads its answer itself, as after any answer, so none is left for it), its audit line after them (the
+//! line a person's same answer writes, by `rule:<id>`: `actions::audit`), then the rule's `fired` and
+//! `last_fired` move. Nobody is asked.
+//!
+//! A rule answers only for a maker `access` still allows on the plan ([`Access::rule_may_answer`]): a member of
+//! the config the queue was opened with ([`Queue::with_members`]), and an approver when the plan names any.
 //!
 //! Cheap by design (a hook answers within 20 ms): `rules.json` is read once, only the matching rule's line of
 //! the trail is read back, nothing is listed, and four fsyncs make it durable (the plan file and its folder, the
@@ -9,8 +13,8 @@
 
 use std::path::PathBuf;
 
+use crate::actions::{Access, Action, audit, seen};
 use crate::plan::{self, AnswerValue, DecisionStatus, Edit, Kind, Plan};
-use crate::queue::audit::{self, Change};
 use crate::queue::rules::{self, Ask, Awaiting, Locked, Rule, Rules, Shape, State};
 use crate::queue::{Loaded, Location, Queue, stem};
 
@@ -43,8 +47,9 @@ pub struct Looked {
     pub warnings: Vec<String>,
 }
 
-/// Answers the permission prompt `ask` by the first rule that answers it and is on record, making the plan with
-/// `make` (called only then). Nothing is written when no rule answers.
+/// Answers the permission prompt `ask` by the first rule that answers it, may answer its plan
+/// ([`Access::rule_may_answer`]) and is on record, making the plan with `make` (called only when a rule matches
+/// the prompt). Nothing is written when no rule answers.
 pub fn answer_permission(
     queue: &Queue,
     ask: &Ask,
@@ -57,7 +62,23 @@ pub fn answer_permission(
         Err(looked) => return *looked,
     };
     let mut looked = Looked::default();
-    let Some(rule) = on_record(all.answering(ask, now), root, &mut looked) else {
+    if all.answering(ask, now).next().is_none() {
+        return looked;
+    }
+    let ruled = make();
+    let parsed = match parse(&ruled) {
+        Ok(parsed) => parsed,
+        Err(why) => {
+            looked
+                .warnings
+                .push(format!("no rule could answer ({why}); asking"));
+            return looked;
+        }
+    };
+    let candidates = all
+        .answering(ask, now)
+        .filter(|r| maker_may_answer(queue, r, &parsed.plan));
+    let Some(rule) = on_record(candidates, root, &mut looked) else {
         return looked;
     };
     let awaiting = Awaiting {
@@ -65,18 +86,29 @@ pub fn answer_permission(
         tool: ask.tool.to_owned(),
         what: rules::digest(ask.command),
     };
-    finish(queue, rule, make(), Some(awaiting), now, looked)
+    finish(queue, rule, (&ruled, parsed), Some(awaiting), now, looked)
 }
 
-/// Answers the pushed plan `plan` (written as `ruled`) by the first rule that answers its shape, is on record and
-/// whose maker is among the plan's approvers (`resolve` names people by user id: the config's `people`).
-pub fn answer_pushed(
-    queue: &Queue,
-    plan: &Plan,
-    ruled: Ruled,
-    resolve: &dyn Fn(&str) -> Option<u64>,
-    now: &str,
-) -> Looked {
+/// The plan `ruled` holds, parsed for its edits.
+fn parse(ruled: &Ruled) -> Result<plan::Parsed, String> {
+    let file_stem = stem(std::path::Path::new(&ruled.name));
+    plan::Parsed::parse(&ruled.text, &file_stem).map_err(|d| d.to_string())
+}
+
+/// May `rule` answer `plan`: its maker still a member of the queue's config, and among the plan's approvers
+/// when it names any.
+fn maker_may_answer(queue: &Queue, rule: &Rule, plan: &Plan) -> bool {
+    let may =
+        Access::of_members(queue.members(), rule.created_by).rule_may_answer(rule.created_by, plan);
+    if !may {
+        tracing::info!(rule = %rule.id, maker = rule.created_by, plan = %plan.id, "a standing rule's maker may not answer this plan: asking");
+    }
+    may
+}
+
+/// Answers the pushed plan `plan` (written as `ruled`) by the first rule that answers its shape, may answer it
+/// ([`Access::rule_may_answer`]) and is on record.
+pub fn answer_pushed(queue: &Queue, plan: &Plan, ruled: Ruled, now: &str) -> Looked {
     let Some(shape) = Shape::of(plan) else {
         return Looked::default();
     };
@@ -93,18 +125,21 @@ pub fn answer_pushed(
         Err(looked) => return *looked,
     };
     let mut looked = Looked::default();
-    let approves = |r: &&Rule| {
-        let listed = &plan.approval.approvers;
-        listed.is_empty()
-            || listed
-                .iter()
-                .any(|p| p.trim().parse::<u64>().ok().or_else(|| resolve(p)) == Some(r.created_by))
-    };
-    let candidates = all.answering_shape(&shape, now).filter(approves);
+    let candidates = all
+        .answering_shape(&shape, now)
+        .filter(|r| maker_may_answer(queue, r, plan));
     let Some(rule) = on_record(candidates, root, &mut looked) else {
         return looked;
     };
-    finish(queue, rule, ruled, None, now, looked)
+    match parse(&ruled) {
+        Ok(parsed) => finish(queue, rule, (&ruled, parsed), None, now, looked),
+        Err(why) => {
+            looked
+                .warnings
+                .push(format!("rule {} could not answer ({why}); asking", rule.id));
+            looked
+        }
+    }
 }
 
 /// `rules.json`, or the [`Looked`] of a file that does not read (no rule, a warning).
@@ -161,12 +196,12 @@ fn on_record<'a>(
 fn finish(
     queue: &Queue,
     rule: Rule,
-    ruled: Ruled,
+    ruled: (&Ruled, plan::Parsed),
     awaiting: Option<Awaiting>,
     now: &str,
     mut looked: Looked,
 ) -> Looked {
-    match fire(queue, &rule, &ruled, now) {
+    match fire(queue, &rule, ruled, now) {
         Ok((plan, notify)) => {
             count(queue, &rule.id, awaiting, now);
             tracing::info!(rule = %rule.id, plan = %plan.plan.id, "answered by a standing rule");
@@ -183,26 +218,22 @@ fn finish(
 }
 
 /// The plan answered by `rule` and submitted, into completed/ (notify file first, as a submit writes them), with
-/// its audit line.
+/// its audit line: the line the same answer by a person writes (`audit::record_rule`), on disk before the answer
+/// goes back to the asking side.
 fn fire(
     queue: &Queue,
     rule: &Rule,
-    ruled: &Ruled,
+    (ruled, parsed): (&Ruled, plan::Parsed),
     now: &str,
 ) -> Result<(Loaded, Option<PathBuf>), String> {
     let by = format!("rule:{}", rule.id);
     let file_stem = stem(std::path::Path::new(&ruled.name));
-    let parsed = plan::Parsed::parse(&ruled.text, &file_stem).map_err(|d| d.to_string())?;
-    let edit = answer_edit(&parsed.plan, &rule.answer)
+    let (edit, action) = answer_edit(&parsed.plan, &rule.answer)
         .ok_or_else(|| format!("`{}` is no answer of this plan", rule.answer))?;
     let (answered, _) = plan::apply_to(&ruled.text, &parsed, &file_stem, &edit, Some(&by), now)
         .map_err(|e| e.to_string())?;
     let (text, plan) = plan::apply_parsed(&answered, &file_stem, &Edit::Submit, Some(&by), now)
         .map_err(|e| e.to_string())?;
-    let decision = plan
-        .decisions
-        .first()
-        .map(|d| (d.id.clone(), d.answer.clone()));
     let staged = Loaded {
         path: queue.completed_dir().join(&ruled.name),
         plan,
@@ -217,53 +248,55 @@ fn fire(
         .add_completed(&ruled.name, &text)
         .map_err(|e| e.to_string())?;
     let loaded = Loaded { path, ..staged };
-    let (decision, value) = decision.unzip();
-    let value = value.flatten();
-    let change = Change {
-        at: now,
-        actor: &by,
-        action: "answer",
-        plan: &loaded.plan.id,
-        revision: loaded.plan.revision,
-        decision: decision.as_deref(),
-        value: value.as_deref(),
-        seen: None,
-        file: text.as_bytes(),
-    };
-    audit::append(queue.root(), &change)
+    audit::record_rule(queue, &rule.id, &action, &loaded, 0, now)
         .map_err(|e| format!("its audit line could not be written ({e})"))?;
     Ok((loaded, notify))
 }
 
-/// The edit that gives the plan's one decision the rule's `answer`: its option of that key; an `edit` decision's
-/// proposal as it stands, for `allow`; yes or no.
-fn answer_edit(plan: &Plan, answer: &str) -> Option<Edit> {
+/// The edit that gives the plan's one decision the rule's `answer`, and the action a person answering it so
+/// takes: its option of that key; an `edit` decision's proposal as it stands, for `allow`; yes or no.
+fn answer_edit(plan: &Plan, answer: &str) -> Option<(Edit, Action)> {
     let [d] = plan.decisions.as_slice() else {
         return None;
     };
     if d.status != DecisionStatus::Pending {
         return None;
     }
-    if let Some(o) = d.options.iter().find(|o| o.key == answer) {
-        return Some(Edit::Answer {
+    if let Some((i, o)) = d.options.iter().enumerate().find(|(_, o)| o.key == answer) {
+        let edit = Edit::Answer {
             decision: d.id.clone(),
             key: o.key.clone(),
             label: o.label.clone(),
-        });
+        };
+        let action = Action::Answer {
+            decision: 0,
+            option: i,
+            seen: seen::of_option(d, o),
+        };
+        return Some((edit, action));
     }
-    match (&d.kind, answer) {
-        (Kind::Edit { proposal, .. }, rules::ALLOW) => Some(Edit::Value {
-            decision: d.id.clone(),
-            value: AnswerValue::Text(proposal.text.clone()),
-            edited: Some(false),
-        }),
-        (Kind::Boolean, "true" | "false") => Some(Edit::Value {
-            decision: d.id.clone(),
-            value: AnswerValue::Bool(answer == "true"),
-            edited: None,
-        }),
-        _ => None,
-    }
+    let (value, input, edited) = match (&d.kind, answer) {
+        (Kind::Edit { proposal, .. }, rules::ALLOW) => (
+            AnswerValue::Text(proposal.text.clone()),
+            proposal.text.clone(),
+            Some(false),
+        ),
+        (Kind::Boolean, "true" | "false") => {
+            (AnswerValue::Bool(answer == "true"), answer.to_owned(), None)
+        }
+        _ => return None,
+    };
+    let edit = Edit::Value {
+        decision: d.id.clone(),
+        value,
+        edited,
+    };
+    let action = Action::AnswerInput {
+        decision: 0,
+        input,
+        seen: seen::of_decision(d),
+    };
+    Some((edit, action))
 }
 
 /// One more use of rule `id` (and the call it allowed, awaiting its result), under the rules' lock: parallel

@@ -617,7 +617,7 @@ fn three_identical_answers_offer_a_rule_that_answers_the_next_push() {
         text: text.clone(),
         read_here: false,
     };
-    let looked = answer_pushed(f.queue(), &plan, ruled, &|_| None, LATER);
+    let looked = answer_pushed(f.queue(), &plan, ruled, LATER);
     let fired = looked.fired.expect("answered by the rule");
     assert_eq!(
         fired.plan.plan.decisions[0].answer.as_deref(),
@@ -635,7 +635,7 @@ fn three_identical_answers_offer_a_rule_that_answers_the_next_push() {
             read_here: false,
         };
         assert!(
-            answer_pushed(f.queue(), &plan, ruled, &|_| None, LATER)
+            answer_pushed(f.queue(), &plan, ruled, LATER)
                 .fired
                 .is_none()
         );

@@ -24,7 +24,7 @@ use std::time::{Duration, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::plan::{DecisionStatus, Plan, Summary};
-use crate::queue::atomic::{hold_lock, remove_stale_temps, temp_path};
+use crate::queue::atomic::{Options, hold_lock, remove_stale_temps, write_with};
 use crate::queue::store::in_parallel;
 use crate::queue::{Location, is_plan_name, load};
 
@@ -291,14 +291,8 @@ fn update(root: &Path, dir: &Path, index: &Path) -> io::Result<()> {
     }
     // What a rewrite killed half-way left behind (its writer is gone).
     let _ = remove_stale_temps(root, Duration::from_secs(3600));
-    let temp = temp_path(index);
-    let written = (|| {
-        let mut out = BufWriter::new(
-            OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&temp)?,
-        );
+    write_with(index, Options::default(), |file| {
+        let mut out = BufWriter::new(file);
         serde_json::to_writer(&mut out, &Header { version: VERSION })?;
         out.write_all(b"\n")?;
         if !held.is_empty() {
@@ -316,13 +310,11 @@ fn update(root: &Path, dir: &Path, index: &Path) -> io::Result<()> {
             copy?;
         }
         write_new(&mut out, dir, &new, state)?;
-        out.into_inner().map_err(io::IntoInnerError::into_error)?;
-        fs::rename(&temp, index)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    written
+        out.into_inner()
+            .map_err(io::IntoInnerError::into_error)
+            .map(drop)
+    })
+    .map(drop)
 }
 
 /// Appends the lines of `new` (read a chunk at a time), then the state line.

@@ -1,12 +1,12 @@
 //! Finishing plans: the notify file written, the plan moved into completed/, and the start-up recovery of a
 //! submit a crash interrupted.
 
-use std::io;
-use std::path::{Path, PathBuf};
+use std::io::{self, Write};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::plan::{Outline, PlanStatus};
-use crate::queue::atomic::{self, rename_noreplace, sync_dir, write_atomic};
+use crate::queue::atomic::{self, Options, Place, rename_free, sync_dir, write_atomic, write_with};
 use crate::queue::notify_file;
 use crate::sync::lock;
 
@@ -60,12 +60,12 @@ impl Queue {
     /// owner is asked.
     pub fn add_completed(&self, name: &str, text: &str) -> Result<PathBuf, StoreError> {
         let dir = self.completed_dir();
-        let temp =
-            atomic::write_temp(&dir.join(name), text.as_bytes()).map_err(StoreError::io(&dir))?;
-        rename_free(&temp, &dir, name).map_err(|source| {
-            let _ = std::fs::remove_file(&temp);
-            StoreError::Io { path: dir, source }
-        })
+        let free_name = Options {
+            place: Place::FreeName,
+            ..Options::default()
+        };
+        write_with(&dir.join(name), free_name, |f| f.write_all(text.as_bytes()))
+            .map_err(|source| StoreError::Io { path: dir, source })
     }
 
     /// Writes the plan's notify file (when notifications are on), before the plan leaves pending/.
@@ -102,10 +102,12 @@ impl Queue {
             .path
             .file_name()
             .map_or_else(|| "plan.md".into(), |n| n.to_string_lossy().into_owned());
-        let dest = rename_free(&loaded.path, &dir, &name).map_err(|source| StoreError::Io {
-            path: loaded.path.clone(),
-            source,
-        })?;
+        let dest = rename_free(&loaded.path, &dir.join(&name))
+            .and_then(|dest| sync_dir(&dest).map(|()| dest))
+            .map_err(|source| StoreError::Io {
+                path: loaded.path.clone(),
+                source,
+            })?;
         sync_dir(&loaded.path).map_err(StoreError::io(&loaded.path))?;
         lock(&self.index).remove(&loaded.plan.id, None);
         Ok(Loaded {
@@ -156,30 +158,4 @@ impl Queue {
         all.plans = pending;
         Ok((done, all))
     }
-}
-
-/// Renames `from` into `dir` as `name`, or the first free `-2`, `-3`… name, never replacing a file there, and syncs
-/// `dir`: where it went. The error of a rename that failed, or `AlreadyExists` when no name was free.
-fn rename_free(from: &Path, dir: &Path, name: &str) -> io::Result<PathBuf> {
-    let base = name.strip_suffix(".md").unwrap_or(name);
-    for n in 1..10_000 {
-        let dest = if n == 1 {
-            dir.join(name)
-        } else {
-            dir.join(format!("{base}-{n}.md"))
-        };
-        match rename_noreplace(from, &dest) {
-            Ok(()) => {
-                sync_dir(&dest)?;
-                return Ok(dest);
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(e),
-        }
-    }
-    let folder = dir.file_name().unwrap_or_default().to_string_lossy();
-    Err(io::Error::new(
-        io::ErrorKind::AlreadyExists,
-        format!("no free name in {folder}/"),
-    ))
 }

@@ -3,6 +3,7 @@
 //! until the agent's revision takes it back into pending/.
 
 use std::fs;
+use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 
@@ -72,15 +73,12 @@ impl Queue {
         let dir = self.revisions_dir();
         fs::create_dir_all(&dir).map_err(StoreError::io(&dir))?;
         let dest = dir.join(format!("{}.r{n}.md", file_component(id)));
-        let temp = atomic::write_temp(&dest, bytes).map_err(StoreError::io(&dest))?;
-        let kept = fs::set_permissions(&temp, fs::Permissions::from_mode(0o444))
-            .and_then(|()| fs::rename(&temp, &dest))
-            .and_then(|()| sync_dir(&dest));
-        if let Err(e) = kept {
-            let _ = fs::remove_file(&temp);
-            return Err(StoreError::io(&dest)(e));
-        }
-        Ok(dest)
+        // Read-only whatever the umask: set on the file itself, not as the mode it is created with.
+        atomic::write_with(&dest, atomic::Options::default(), |f| {
+            f.write_all(bytes)?;
+            f.set_permissions(fs::Permissions::from_mode(0o444))
+        })
+        .map_err(StoreError::io(&dest))
     }
 
     /// Revision `n` of plan `id` as kept in revisions/, if it is there, reads, and is that plan's (two ids can

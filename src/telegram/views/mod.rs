@@ -59,7 +59,7 @@ pub use rules::{
 };
 pub use screens::{Drawn, decision, plan, review, toggled};
 pub use stats::{chart_caption, digest, stats};
-pub use time::{Nudge, deadline_submitted, due_line, due_text, nudge, nudge_burst, span};
+pub use time::{Nudge, deadline_submitted, due_line, due_text, nudge, nudge_burst};
 
 /// Who a view is drawn for: the names of user ids (config `people`), and what this person may do on the plan.
 /// `Viewer::default()` is an approver of a plan with nobody named and nobody to delegate to.

@@ -5,8 +5,9 @@ use chrono::NaiveDate;
 use crate::plan::Priority;
 use crate::stats::{Group, Pending, Spread, Stats};
 
+use super::View;
 use super::layout::{decisions_word, line, to_queue};
-use super::{View, span};
+use crate::plan::duration::{self, Style};
 
 /// Most agents, tags, people and slow decisions listed; the rest are counted.
 const LISTED: usize = 5;
@@ -168,7 +169,8 @@ fn spread(x: &Spread) -> String {
 }
 
 fn secs(seconds: i64) -> String {
-    span(chrono::Duration::seconds(seconds))
+    let seconds = u64::try_from(seconds).unwrap_or(0);
+    duration::say(std::time::Duration::from_secs(seconds), Style::Spoken)
 }
 
 fn plans_word(n: usize) -> String {

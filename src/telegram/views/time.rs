@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::plan::duration::{self, Style};
 use crate::plan::{DecisionStatus, Outline, Plan};
 use crate::telegram::callback::Callback;
 use crate::telegram::markdown::escape;
@@ -10,28 +11,18 @@ use crate::telegram::markdown::escape;
 use super::layout::{fit, line, pref, to_queue};
 use super::{Button, View};
 
-/// A span as people say it, at most two units: `2d 3h`, `2h 15m`, `5m`, `45s`.
-#[must_use]
-pub fn span(d: chrono::Duration) -> String {
-    let secs = d.num_seconds().max(0);
-    let (days, hours, mins, s) = (secs / 86_400, secs / 3600 % 24, secs / 60 % 60, secs % 60);
-    match (days, hours, mins) {
-        (0, 0, 0) => format!("{s}s"),
-        (0, 0, m) => format!("{m}m"),
-        (0, h, 0) => format!("{h}h"),
-        (0, h, m) => format!("{h}h {m}m"),
-        (d, 0, _) => format!("{d}d"),
-        (d, h, _) => format!("{d}d {h}h"),
-    }
+/// `2h 15m`: how long from one instant to a later one, as people say it (`0s` when it is not later).
+fn spoken(d: chrono::Duration) -> String {
+    duration::say(d.to_std().unwrap_or_default(), Style::Spoken)
 }
 
 /// `due in 2h 15m` or `overdue by 5m` (plain text, to be escaped).
 #[must_use]
 pub fn due_text(deadline: DateTime<Utc>, now: DateTime<Utc>) -> String {
     if now >= deadline {
-        format!("overdue by {}", span(now - deadline))
+        format!("overdue by {}", spoken(now - deadline))
     } else {
-        format!("due in {}", span(deadline - now))
+        format!("due in {}", spoken(deadline - now))
     }
 }
 
@@ -67,7 +58,7 @@ pub fn nudge<P: Outline + ?Sized>(plan: &P, nudge: Nudge, now: DateTime<Utc>) ->
         );
         let created = plan.created_at().and_then(crate::plan::timing::parse_time);
         if let Some(created) = created {
-            text.push_str(&format!(" · waiting {}", escape(&span(now - created))));
+            text.push_str(&format!(" · waiting {}", escape(&spoken(now - created))));
         }
         if let Some(due) = due_line(plan, now) {
             text.push_str(&format!("\n{due}"));

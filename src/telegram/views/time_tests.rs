@@ -20,7 +20,9 @@ fn plain(view: &View) -> String {
 
 #[test]
 fn spans_read_as_people_say_them() {
-    let d = chrono::Duration::seconds;
+    use crate::plan::duration::{Style, say};
+    let d = std::time::Duration::from_secs;
+    let span = |d| say(d, Style::Spoken);
     assert_eq!(span(d(45)), "45s");
     assert_eq!(span(d(300)), "5m");
     assert_eq!(span(d(8100)), "2h 15m");
