@@ -56,26 +56,10 @@ impl Owner {
 
     /// Taps option `key` of decision `decision_id` on the plan as it is now.
     pub fn answer(&self, plan_id: &str, decision_id: &str, key: &str) {
-        let loaded = self.current(plan_id);
-        let (decision, d) = loaded
-            .plan
-            .decisions
-            .iter()
-            .enumerate()
-            .find(|(_, d)| d.id == decision_id)
-            .unwrap_or_else(|| panic!("no decision `{decision_id}` in {}", loaded.path.display()));
-        let (option, o) = d
-            .options
-            .iter()
-            .enumerate()
-            .find(|(_, o)| o.key == key)
-            .unwrap_or_else(|| panic!("no option `{key}` in decision `{decision_id}`"));
-        let action = Action::Answer {
-            decision,
-            option,
-            seen: seen::of_option(d, o),
-        };
-        self.take(plan_id, &action);
+        match self.tap_as_shown(&self.current(plan_id), decision_id, key) {
+            Outcome::Recorded { .. } => {}
+            other => panic!("answer `{key}` to `{decision_id}` of `{plan_id}`: {other:?}"),
+        }
     }
 
     /// Skips decision `decision_id`.
