@@ -17,7 +17,7 @@ use tokio::sync::oneshot;
 use crate::actions::Caller;
 use crate::agent::acp::dialect::Acp;
 use crate::agent::acp::phone;
-use crate::agent::hook::core::{self, Origin};
+use crate::agent::hook::core::{self, HookOptions, Origin};
 use crate::queue::Queue;
 use crate::remote::acp::{AcpAnswer, AcpRequest, PATH, STOP_PATH, Stop, What};
 
@@ -72,57 +72,7 @@ async fn answer(
     };
     let queue = relays.queue.clone();
     let acp = Acp::named(&request.agent, request.title.as_deref());
-    let work = tokio::spawn(async move {
-        if let Some(why) = core::nobody_to_ask(&queue) {
-            return AcpAnswer::Failed(why);
-        }
-        let origin = |session, cwd| Origin {
-            agent: acp.agent,
-            session,
-            cwd,
-        };
-        match request.what {
-            What::Ready => AcpAnswer::Ready,
-            What::Rules { params, cwd, files } => {
-                files
-                    .scope(async move {
-                        match acp.request(&params, cwd.as_deref()) {
-                            Ok(asked) => {
-                                let (answer, warnings) =
-                                    phone::ruled(&queue, &acp, &asked, &options.plan);
-                                AcpAnswer::Ruled { answer, warnings }
-                            }
-                            Err(why) => AcpAnswer::Failed(why),
-                        }
-                    })
-                    .await
-            }
-            What::Permission { params, cwd, files } => {
-                files
-                    .scope(async move {
-                        match acp.request(&params, cwd.as_deref()) {
-                            Ok(asked) => phone::permission(queue, asked, options, told)
-                                .await
-                                .map_or_else(AcpAnswer::Failed, AcpAnswer::Permission),
-                            Err(why) => AcpAnswer::Failed(why),
-                        }
-                    })
-                    .await
-            }
-            What::Card {
-                session,
-                cwd,
-                message,
-            } => phone::card(queue, origin(session, cwd), message, options, told)
-                .await
-                .map_or_else(AcpAnswer::Failed, AcpAnswer::Next),
-            What::First { session, cwd } => {
-                phone::first_prompt(queue, origin(session, cwd), options, told)
-                    .await
-                    .map_or_else(AcpAnswer::Failed, |next| AcpAnswer::Next(Some(next)))
-            }
-        }
-    });
+    let work = tokio::spawn(asked(queue, acp, request.what, options, told));
     match work.await {
         Ok(answer) => Json(answer).into_response(),
         Err(e) => (
@@ -130,6 +80,65 @@ async fn answer(
             format!("the relay's question failed: {e}"),
         )
             .into_response(),
+    }
+}
+
+/// The relay's question, answered with the relay's own phone functions on this daemon's queue.
+async fn asked(
+    queue: Queue,
+    acp: Acp,
+    what: What,
+    options: HookOptions,
+    told: oneshot::Receiver<String>,
+) -> AcpAnswer {
+    if let Some(why) = core::nobody_to_ask(&queue) {
+        return AcpAnswer::Failed(why);
+    }
+    let origin = |session, cwd| Origin {
+        agent: acp.agent,
+        session,
+        cwd,
+    };
+    match what {
+        What::Ready => AcpAnswer::Ready,
+        What::Rules { params, cwd, files } => {
+            files
+                .scope(async move {
+                    match acp.request(&params, cwd.as_deref()) {
+                        Ok(asked) => {
+                            let (answer, warnings) =
+                                phone::ruled(&queue, &acp, &asked, &options.plan);
+                            AcpAnswer::Ruled { answer, warnings }
+                        }
+                        Err(why) => AcpAnswer::Failed(why),
+                    }
+                })
+                .await
+        }
+        What::Permission { params, cwd, files } => {
+            files
+                .scope(async move {
+                    match acp.request(&params, cwd.as_deref()) {
+                        Ok(asked) => phone::permission(queue, asked, options, told)
+                            .await
+                            .map_or_else(AcpAnswer::Failed, AcpAnswer::Permission),
+                        Err(why) => AcpAnswer::Failed(why),
+                    }
+                })
+                .await
+        }
+        What::Card {
+            session,
+            cwd,
+            message,
+        } => phone::card(queue, origin(session, cwd), message, options, told)
+            .await
+            .map_or_else(AcpAnswer::Failed, AcpAnswer::Next),
+        What::First { session, cwd } => {
+            phone::first_prompt(queue, origin(session, cwd), options, told)
+                .await
+                .map_or_else(AcpAnswer::Failed, |next| AcpAnswer::Next(Some(next)))
+        }
     }
 }
 

@@ -94,7 +94,8 @@ pub struct Stop {
     pub reason: String,
 }
 
-/// A daemon on another machine, as the relay's phone.
+/// A daemon on another machine, as the relay's phone (a clone shares its connection pool).
+#[derive(Clone)]
 pub struct Daemon {
     server: Arc<Server>,
     flags: Flags,
@@ -222,7 +223,7 @@ fn diff_files(params: &Value, cwd: Option<&str>) -> Sent {
 
 impl Phone for Daemon {
     fn ruled(&self, ask: Ask, _options: PlanOptions) -> Asking<(Option<Value>, Vec<String>)> {
-        let this = self.clone_handle();
+        let this = self.clone();
         Box::pin(async move {
             let files = diff_files(&ask.params, ask.cwd.as_deref());
             let what = What::Rules {
@@ -244,7 +245,7 @@ impl Phone for Daemon {
         _options: HookOptions,
         told: oneshot::Receiver<String>,
     ) -> Asking<Result<Value, String>> {
-        let this = self.clone_handle();
+        let this = self.clone();
         Box::pin(async move {
             let files = diff_files(&ask.params, ask.cwd.as_deref());
             let what = What::Permission {
@@ -269,7 +270,7 @@ impl Phone for Daemon {
         _options: HookOptions,
         told: oneshot::Receiver<String>,
     ) -> Asking<Result<Option<String>, String>> {
-        let this = self.clone_handle();
+        let this = self.clone();
         Box::pin(async move {
             let what = What::Card {
                 session: origin.session,
@@ -292,7 +293,7 @@ impl Phone for Daemon {
         _options: HookOptions,
         told: oneshot::Receiver<String>,
     ) -> Asking<Result<String, String>> {
-        let this = self.clone_handle();
+        let this = self.clone();
         Box::pin(async move {
             let what = What::First {
                 session: origin.session,
@@ -307,15 +308,5 @@ impl Phone for Daemon {
                 other => Err(unexpected(&this.server, &other)),
             }
         })
-    }
-}
-
-impl Daemon {
-    /// A handle for one question's task.
-    fn clone_handle(&self) -> Daemon {
-        Daemon {
-            server: Arc::clone(&self.server),
-            flags: self.flags.clone(),
-        }
     }
 }
